@@ -1,0 +1,220 @@
+/* sbx: the command-line client. Exit codes: 0 a result arrived (whatever the
+ * verdict), 2 usage error, 3 sandboxd unreachable, 4 sandboxd answered with
+ * an error object. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/protocol.h"
+#include "sbx.h"
+
+#define EXIT_USAGE 2
+#define EXIT_UNREACHABLE 3
+#define EXIT_DAEMON_ERROR 4
+#define MAX_INPUT (64u << 20)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sbx [--socket PATH] ping\n"
+		"       sbx [--socket PATH] run [--stdin FILE] [--file NAME=PATH]... [--cpu SEC]\n"
+		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
+		"               [--policy NAME] [--id ID] [--pretty] CODE_FILE\n"
+		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n");
+}
+
+static int parse_seconds(const char *s, json_int_t *ms)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || v <= 0 || v > 1e7)
+		return -1;
+	*ms = (json_int_t)(v * 1000 + 0.5);
+	return *ms > 0 ? 0 : -1;
+}
+
+static int parse_count(const char *s, json_int_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v <= 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int print_response(json_t *resp, bool pretty)
+{
+	char *s = json_dumps(resp, pretty ? JSON_INDENT(2) : JSON_COMPACT);
+	if (s) {
+		puts(s);
+		free(s);
+	}
+	int rc = json_object_get(resp, R_ERROR) ? EXIT_DAEMON_ERROR : 0;
+	json_decref(resp);
+	return rc;
+}
+
+static int call(const char *sock, json_t *req, bool pretty)
+{
+	char err[512];
+	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
+	if (!c) {
+		fprintf(stderr, "sbx: %s\n", err);
+		json_decref(req);
+		return EXIT_UNREACHABLE;
+	}
+	json_t *resp = sbx_call(c, req, -1, err, sizeof err);
+	sbx_close(c);
+	json_decref(req);
+	if (!resp) {
+		fprintf(stderr, "sbx: %s (socket %s)\n", err, sock);
+		return EXIT_UNREACHABLE;
+	}
+	return print_response(resp, pretty);
+}
+
+static int add_file(json_t *files, const char *spec, char *err, size_t errlen)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq || eq == spec || !eq[1]) {
+		snprintf(err, errlen, "--file wants NAME=PATH, got \"%s\"", spec);
+		return -1;
+	}
+	size_t len;
+	char *data = sbx_read_file(eq + 1, MAX_INPUT, &len, err, errlen);
+	if (!data)
+		return -1;
+	char *name = strndup(spec, (size_t)(eq - spec));
+	json_object_set_new(files, name, json_stringn(data, len));
+	free(name);
+	free(data);
+	return 0;
+}
+
+static int cmd_run(const char *sock, int argc, char **argv)
+{
+	json_t *req = json_object(), *limits = json_object(), *files = json_object();
+	const char *code_path = NULL, *stdin_path = NULL, *id = NULL;
+	bool pretty = false;
+	char err[512] = "";
+	int rc = EXIT_USAGE;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		json_int_t n;
+		static const struct {
+			const char *flag, *key;
+			bool seconds;
+		} lim[] = {{"--cpu", L_CPU_MS, true},	     {"--wall", L_WALL_MS, true},
+			   {"--memory", L_MEMORY_MB, false}, {"--pids", L_PIDS, false},
+			   {"--output", L_OUTPUT_KB, false}, {"--tmpfs", L_TMPFS_MB, false}};
+		size_t k = 0;
+		while (k < sizeof lim / sizeof lim[0] && strcmp(a, lim[k].flag) != 0)
+			k++;
+		if (strcmp(a, "--pretty") == 0) {
+			pretty = true;
+			continue;
+		}
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (code_path) {
+				snprintf(err, sizeof err, "more than one CODE_FILE");
+				goto out;
+			}
+			code_path = a;
+			continue;
+		}
+		if (!v) {
+			snprintf(err, sizeof err, "%s needs a value", a);
+			goto out;
+		}
+		i++;
+		if (k < sizeof lim / sizeof lim[0]) {
+			if ((lim[k].seconds ? parse_seconds(v, &n) : parse_count(v, &n)) < 0) {
+				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(limits, lim[k].key, json_integer(n));
+		} else if (strcmp(a, "--stdin") == 0) {
+			stdin_path = v;
+		} else if (strcmp(a, "--file") == 0) {
+			if (add_file(files, v, err, sizeof err) < 0)
+				goto out;
+		} else if (strcmp(a, "--policy") == 0) {
+			json_object_set_new(req, F_POLICY, json_string(v));
+		} else if (strcmp(a, "--id") == 0) {
+			id = v;
+		} else {
+			snprintf(err, sizeof err, "unknown option %s", a);
+			goto out;
+		}
+	}
+	if (!code_path) {
+		snprintf(err, sizeof err, "missing CODE_FILE");
+		goto out;
+	}
+	size_t len;
+	char *code = sbx_read_file(code_path, MAX_INPUT, &len, err, sizeof err);
+	if (!code)
+		goto out;
+	json_object_set_new(req, F_CODE, json_stringn(code, len));
+	free(code);
+	if (stdin_path) {
+		char *in = sbx_read_file(stdin_path, MAX_INPUT, &len, err, sizeof err);
+		if (!in)
+			goto out;
+		json_object_set_new(req, F_STDIN, json_stringn(in, len));
+		free(in);
+	}
+	char idbuf[64];
+	snprintf(idbuf, sizeof idbuf, "sbx-%ld", (long)getpid());
+	json_object_set_new(req, F_ID, json_string(id ? id : idbuf));
+	if (json_object_size(limits))
+		json_object_set(req, F_LIMITS, limits);
+	if (json_object_size(files))
+		json_object_set(req, F_FILES, files);
+	rc = call(sock, json_incref(req), pretty);
+out:
+	if (err[0]) {
+		fprintf(stderr, "sbx run: %s\n", err);
+		if (rc == EXIT_USAGE)
+			usage(stderr);
+	}
+	json_decref(req);
+	json_decref(limits);
+	json_decref(files);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sock = sbx_default_socket();
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
+			sock = argv[++i];
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[i], "ping") == 0 && i + 1 == argc) {
+		json_t *req = json_pack("{s:s,s:s}", F_ID, "ping", F_OP, "ping");
+		return call(sock, req, false);
+	}
+	if (strcmp(argv[i], "run") == 0)
+		return cmd_run(sock, argc - i - 1, argv + i + 1);
+	usage(stderr);
+	return EXIT_USAGE;
+}

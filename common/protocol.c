@@ -1,0 +1,378 @@
+/* Request parsing and validation. Every byte here came from a client the
+ * daemon does not trust: sizes are bounded before use, every field is
+ * type-checked, unknown fields are refused, and nothing is half-accepted. */
+#include "protocol.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[V_COUNT] = {
+	"pass",	   "fail",	   "compile_error", "runtime_error", "timeout",
+	"memory_limit", "output_limit", "violation",	    "error"};
+static const char *const hit_names[HIT_COUNT] = {NULL,	   "cpu",    "wall",	 "memory",
+						 "pids",   "output", "file_size"};
+static const char *const err_names[E_COUNT] = {
+	"bad_json", "bad_request", "too_large", "bad_limits",    "bad_path",
+	"unknown_policy", "busy",   "forbidden", "internal", "shutting_down"};
+const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	   L_WALL_MS,	L_MEMORY_MB,
+						      L_PIDS,	   L_OUTPUT_KB, L_TMPFS_MB};
+
+const char *proto_verdict_name(enum proto_verdict v)
+{
+	return (unsigned)v < V_COUNT ? verdict_names[v] : "error";
+}
+
+const char *proto_limit_hit_name(enum proto_limit_hit h)
+{
+	return (unsigned)h < HIT_COUNT ? hit_names[h] : NULL;
+}
+
+const char *proto_errcode_name(enum proto_errcode e)
+{
+	return (unsigned)e < E_COUNT ? err_names[e] : "internal";
+}
+
+long *proto_limit_ref(struct proto_limits *l, int i)
+{
+	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	 &l->wall_ms,	&l->memory_mb,
+				  &l->pids,	 &l->output_kb, &l->tmpfs_mb};
+	return (i >= 0 && i < PROTO_NLIMITS) ? v[i] : NULL;
+}
+
+long proto_limit_get(const struct proto_limits *l, int i)
+{
+	return *proto_limit_ref((struct proto_limits *)l, i);
+}
+
+void proto_bounds_default(struct proto_bounds *b)
+{
+	b->max_line = 16u << 20;
+	b->max_id = 256;
+	b->max_files = 256;
+	b->max_path = 255;
+	b->max_depth = 16;
+}
+
+static int fail(struct proto_error *err, enum proto_errcode code, const char *fmt, ...)
+{
+	va_list ap;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int proto_check_path(const char *path, const struct proto_bounds *b, char *msg, size_t msglen)
+{
+	size_t len = strlen(path), depth = 0;
+	const char *why = NULL;
+	if (len == 0)
+		why = "empty path";
+	else if (len > b->max_path)
+		why = "path too long";
+	else if (path[0] == '/')
+		why = "absolute path";
+	else if (path[len - 1] == '/')
+		why = "path ends with '/'";
+	for (const char *p = path; !why && *p;) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == 0)
+			why = "empty path component";
+		else if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			why = "'.' or '..' component";
+		for (size_t i = 0; !why && i < n; i++)
+			if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+				why = "control character in path";
+		if (++depth > b->max_depth)
+			why = "path too deep";
+		p = end ? end + 1 : p + n;
+	}
+	if (!why && strcmp(path, "main.py") == 0)
+		why = "main.py is reserved for the code";
+	if (why)
+		snprintf(msg, msglen, "%s", why);
+	return why ? -1 : 0;
+}
+
+/* Copies a JSON string, keeping embedded NULs (stdin and files may be binary-ish). */
+static char *dup_string(const json_t *s, size_t *len)
+{
+	size_t n = json_string_length(s);
+	char *d = malloc(n + 1);
+	if (!d)
+		return NULL;
+	memcpy(d, json_string_value(s), n);
+	d[n] = '\0';
+	if (len)
+		*len = n;
+	return d;
+}
+
+static int parse_limits(const json_t *o, struct proto_limits *l, struct proto_error *err)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(o))
+		return fail(err, E_BAD_REQUEST, "\"limits\" must be an object");
+	json_object_foreach((json_t *)o, key, v)
+	{
+		int i = 0;
+		while (i < PROTO_NLIMITS && strcmp(key, proto_limit_names[i]) != 0)
+			i++;
+		if (i == PROTO_NLIMITS)
+			return fail(err, E_BAD_LIMITS, "unknown limit \"%.64s\"", key);
+		if (!json_is_integer(v))
+			return fail(err, E_BAD_LIMITS, "limit \"%s\" must be an integer", key);
+		json_int_t x = json_integer_value(v);
+		if (x <= 0)
+			return fail(err, E_BAD_LIMITS, "limit \"%s\" must be positive", key);
+		/* Absurd values are clamped later to the profile maximum; keep them representable. */
+		*proto_limit_ref(l, i) = x > (json_int_t)(1L << 40) ? (1L << 40) : (long)x;
+	}
+	return 0;
+}
+
+static int parse_files(const json_t *o, const struct proto_bounds *b, struct proto_request *r,
+		       struct proto_error *err)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(o))
+		return fail(err, E_BAD_REQUEST, "\"files\" must be an object of path -> content");
+	size_t n = json_object_size(o);
+	if (n > b->max_files)
+		return fail(err, E_TOO_LARGE, "too many files (%zu > %zu)", n, b->max_files);
+	r->files = calloc(n ? n : 1, sizeof *r->files);
+	if (!r->files)
+		return fail(err, E_INTERNAL, "out of memory");
+	json_object_foreach((json_t *)o, key, v)
+	{
+		char why[64];
+		if (proto_check_path(key, b, why, sizeof why) < 0)
+			return fail(err, E_BAD_PATH, "file \"%.100s\": %s", key, why);
+		if (!json_is_string(v))
+			return fail(err, E_BAD_REQUEST, "file \"%.100s\": content must be a string",
+				    key);
+		/* A path that is a prefix directory of another is a conflict the
+		 * jail would have to resolve; refuse it here instead. */
+		for (size_t i = 0; i < r->nfiles; i++) {
+			const char *a = r->files[i].path, *s = strlen(a) < strlen(key) ? a : key,
+				   *l = s == a ? key : a;
+			if (strncmp(s, l, strlen(s)) == 0 && l[strlen(s)] == '/')
+				return fail(err, E_BAD_PATH, "file \"%.100s\" is also a directory",
+					    s);
+		}
+		struct proto_file *f = &r->files[r->nfiles];
+		f->path = strdup(key);
+		f->data = dup_string(v, &f->len);
+		r->nfiles++;
+		if (!f->path || !f->data)
+			return fail(err, E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+static int parse_policy(const json_t *v, struct proto_request *r, struct proto_error *err)
+{
+	if (!json_is_string(v))
+		return fail(err, E_BAD_REQUEST, "\"policy\" must be a string");
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	if (n == 0 || n > 63 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789_-") != n)
+		return fail(err, E_UNKNOWN_POLICY, "invalid policy name");
+	r->policy = strdup(s);
+	return r->policy ? 0 : fail(err, E_INTERNAL, "out of memory");
+}
+
+static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto_request *r,
+			struct proto_error *err)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(root, key, v)
+	{
+		int rc = 0;
+		if (strcmp(key, F_ID) == 0 || strcmp(key, F_OP) == 0) {
+			continue; /* handled by the caller */
+		} else if (strcmp(key, F_CODE) == 0 || strcmp(key, F_STDIN) == 0) {
+			if (!json_is_string(v))
+				return fail(err, E_BAD_REQUEST, "\"%s\" must be a string", key);
+			if (key[0] == 'c') {
+				if (memchr(json_string_value(v), 0, json_string_length(v)))
+					return fail(err, E_BAD_REQUEST,
+						    "\"code\" contains a NUL byte");
+				r->code = dup_string(v, &r->code_len);
+			} else {
+				r->stdin_data = dup_string(v, &r->stdin_len);
+			}
+			if (!(key[0] == 'c' ? r->code : r->stdin_data))
+				return fail(err, E_INTERNAL, "out of memory");
+		} else if (strcmp(key, F_FILES) == 0) {
+			rc = parse_files(v, b, r, err);
+		} else if (strcmp(key, F_LIMITS) == 0) {
+			rc = parse_limits(v, &r->limits, err);
+		} else if (strcmp(key, F_POLICY) == 0) {
+			rc = parse_policy(v, r, err);
+		} else {
+			return fail(err, E_BAD_REQUEST, "unknown field \"%.64s\"", key);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int proto_parse_request(const char *line, size_t len, const struct proto_bounds *b,
+			struct proto_request *r, char **id_out, struct proto_error *err)
+{
+	json_error_t jerr;
+	struct proto_limits unset = PROTO_LIMITS_UNSET;
+	memset(r, 0, sizeof *r);
+	r->limits = unset;
+	*id_out = NULL;
+	if (len > b->max_line)
+		return fail(err, E_TOO_LARGE, "request of %zu bytes exceeds %zu", len, b->max_line);
+	json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+	if (!root)
+		return fail(err, E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column,
+			    jerr.text);
+	int rc = -1;
+	if (!json_is_object(root)) {
+		fail(err, E_BAD_JSON, "a request must be a JSON object");
+		goto out;
+	}
+	json_t *id = json_object_get(root, F_ID);
+	if (!json_is_string(id) || json_string_length(id) == 0 ||
+	    json_string_length(id) > b->max_id || memchr(json_string_value(id), 0,
+							 json_string_length(id))) {
+		fail(err, E_BAD_REQUEST, "\"id\" must be a non-empty string of at most %zu bytes",
+		     b->max_id);
+		goto out;
+	}
+	*id_out = strdup(json_string_value(id));
+	r->id = strdup(json_string_value(id));
+	if (!*id_out || !r->id) {
+		fail(err, E_INTERNAL, "out of memory");
+		goto out;
+	}
+	json_t *op = json_object_get(root, F_OP);
+	if (op && !json_is_string(op)) {
+		fail(err, E_BAD_REQUEST, "\"op\" must be a string");
+		goto out;
+	}
+	if (!op || strcmp(json_string_value(op), "run") == 0) {
+		r->op = OP_RUN;
+	} else if (strcmp(json_string_value(op), "ping") == 0) {
+		r->op = OP_PING;
+		if (json_object_size(root) != 2) {
+			fail(err, E_BAD_REQUEST, "\"ping\" takes only \"id\" and \"op\"");
+			goto out;
+		}
+	} else {
+		fail(err, E_BAD_REQUEST, "unknown op \"%.32s\"", json_string_value(op));
+		goto out;
+	}
+	if (parse_fields(root, b, r, err) < 0)
+		goto out;
+	if (r->op == OP_RUN && !r->code) {
+		fail(err, E_BAD_REQUEST, "missing \"code\"");
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(root);
+	if (rc < 0)
+		proto_request_free(r);
+	return rc;
+}
+
+void proto_request_free(struct proto_request *r)
+{
+	for (size_t i = 0; i < r->nfiles; i++) {
+		free(r->files[i].path);
+		free(r->files[i].data);
+	}
+	free(r->files);
+	free(r->id);
+	free(r->code);
+	free(r->stdin_data);
+	free(r->policy);
+	memset(r, 0, sizeof *r);
+}
+
+char *proto_error_line(const char *id, enum proto_errcode code, const char *message)
+{
+	json_t *o = json_pack("{s:o,s:{s:s,s:o}}", F_ID, id ? json_string(id) : json_null(),
+			      R_ERROR, R_ERROR_CODE, proto_errcode_name(code), R_ERROR_MESSAGE,
+			      proto_json_bytes(message, strlen(message)));
+	if (!o)
+		return NULL;
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t need;
+	unsigned cp;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		need = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		need = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		need = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (n < need)
+		return 0;
+	for (size_t i = 1; i < need; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((need == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (need == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return need;
+}
+
+json_t *proto_json_bytes(const char *data, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)data;
+	size_t bad = 0;
+	for (size_t i = 0; i < len;) {
+		size_t k = utf8_seq(p + i, len - i);
+		bad += k == 0;
+		i += k ? k : 1;
+	}
+	if (!bad)
+		return json_stringn_nocheck(data, len);
+	char *out = malloc(len + bad * 2 + 1), *o = out;
+	if (!out)
+		return json_string("");
+	for (size_t i = 0; i < len;) {
+		size_t k = utf8_seq(p + i, len - i);
+		if (k) {
+			memcpy(o, p + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	json_t *s = json_stringn_nocheck(out, (size_t)(o - out));
+	free(out);
+	return s;
+}

@@ -1,0 +1,161 @@
+/* The wire protocol shared by sandboxd and sbx: every field name, verdict,
+ * limit name and error code lives here, and docs/protocol.md documents each
+ * one (tests/unit/test_docs.c fails when the two drift apart). */
+#ifndef SBX_PROTOCOL_H
+#define SBX_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROTO_VERSION "0.1.0"
+
+/* Request fields. */
+#define F_ID "id"
+#define F_OP "op"
+#define F_CODE "code"
+#define F_STDIN "stdin"
+#define F_FILES "files"
+#define F_LIMITS "limits"
+#define F_POLICY "policy"
+
+/* Limit keys (request "limits", response "limits"). */
+#define L_CPU_MS "cpu_ms"
+#define L_WALL_MS "wall_ms"
+#define L_MEMORY_MB "memory_mb"
+#define L_PIDS "pids"
+#define L_OUTPUT_KB "output_kb"
+#define L_TMPFS_MB "tmpfs_mb"
+
+/* Response fields. */
+#define R_VERDICT "verdict"
+#define R_EXIT_CODE "exit_code"
+#define R_SIGNAL "signal"
+#define R_STDOUT "stdout"
+#define R_STDERR "stderr"
+#define R_STDOUT_TRUNC "stdout_truncated"
+#define R_STDERR_TRUNC "stderr_truncated"
+#define R_USAGE "usage"
+#define R_LIMITS "limits"
+#define R_LIMIT_HIT "limit_hit"
+#define R_ENFORCEMENT "enforcement"
+#define R_VIOLATION "violation"
+#define R_MESSAGE "message"
+#define R_ERROR "error"
+#define R_ERROR_CODE "code"
+#define R_ERROR_MESSAGE "message"
+#define U_CPU_MS "cpu_ms"
+#define U_WALL_MS "wall_ms"
+#define U_MEMORY_KB "memory_kb"
+/* ping answer */
+#define P_VERSION "version"
+#define P_WORKERS "workers"
+#define P_QUEUED "queued"
+#define P_RUNNING "running"
+
+enum proto_op { OP_RUN, OP_PING };
+
+enum proto_verdict {
+	V_PASS,
+	V_FAIL,
+	V_COMPILE_ERROR,
+	V_RUNTIME_ERROR,
+	V_TIMEOUT,
+	V_MEMORY_LIMIT,
+	V_OUTPUT_LIMIT,
+	V_VIOLATION,
+	V_ERROR,
+	V_COUNT
+};
+
+enum proto_limit_hit {
+	HIT_NONE,
+	HIT_CPU,
+	HIT_WALL,
+	HIT_MEMORY,
+	HIT_PIDS,
+	HIT_OUTPUT,
+	HIT_FILE_SIZE,
+	HIT_COUNT
+};
+
+enum proto_errcode {
+	E_BAD_JSON,      /* not a JSON object */
+	E_BAD_REQUEST,   /* unknown field, wrong type, missing field */
+	E_TOO_LARGE,     /* line or field above its bound */
+	E_BAD_LIMITS,    /* a limit is not a positive integer */
+	E_BAD_PATH,      /* a "files" path escapes the work dir or is malformed */
+	E_UNKNOWN_POLICY,
+	E_BUSY,          /* the job queue is full */
+	E_FORBIDDEN,     /* peer uid/gid not served */
+	E_INTERNAL,
+	E_SHUTTING_DOWN,
+	E_COUNT
+};
+
+const char *proto_verdict_name(enum proto_verdict v);
+const char *proto_limit_hit_name(enum proto_limit_hit h); /* NULL for HIT_NONE */
+const char *proto_errcode_name(enum proto_errcode e);
+
+/* A limit of -1 means "not given"; the daemon fills it from the profile. */
+struct proto_limits {
+	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
+};
+#define PROTO_LIMITS_UNSET {-1, -1, -1, -1, -1, -1}
+/* Iterate limits by name: name table and pointer accessor, in one order. */
+#define PROTO_NLIMITS 6
+extern const char *const proto_limit_names[PROTO_NLIMITS];
+long *proto_limit_ref(struct proto_limits *l, int i);
+long proto_limit_get(const struct proto_limits *l, int i);
+
+struct proto_file {
+	char *path; /* validated: relative, no "." or ".." components */
+	char *data;
+	size_t len;
+};
+
+/* Hard bounds on what a client may send; checked before anything else. */
+struct proto_bounds {
+	size_t max_line;   /* whole request line, bytes */
+	size_t max_id;     /* id string bytes */
+	size_t max_files;  /* entries in "files" */
+	size_t max_path;   /* one file path, bytes */
+	size_t max_depth;  /* directory depth of a file path */
+};
+void proto_bounds_default(struct proto_bounds *b);
+
+struct proto_request {
+	char *id; /* never NULL after a successful parse */
+	enum proto_op op;
+	char *code;
+	size_t code_len;
+	char *stdin_data;
+	size_t stdin_len;
+	struct proto_file *files;
+	size_t nfiles;
+	struct proto_limits limits;
+	char *policy; /* NULL: the default profile */
+};
+
+struct proto_error {
+	enum proto_errcode code;
+	char message[256];
+};
+
+/* Parses and validates one request line. On failure fills err and, when the
+ * id could be read, *id_out (caller frees) so the error can carry it. */
+int proto_parse_request(const char *line, size_t len, const struct proto_bounds *b,
+			struct proto_request *req, char **id_out, struct proto_error *err);
+void proto_request_free(struct proto_request *req);
+
+/* Checks one "files" path; returns 0 or -1 with a message. */
+int proto_check_path(const char *path, const struct proto_bounds *b, char *msg, size_t msglen);
+
+/* Builds {"id":…,"error":{"code":…,"message":…}} as one line (no newline); caller frees. */
+char *proto_error_line(const char *id, enum proto_errcode code, const char *message);
+
+/* A JSON string from arbitrary bytes: invalid UTF-8 becomes U+FFFD so the
+ * response is always valid JSON whatever the candidate printed. */
+struct json_t;
+struct json_t *proto_json_bytes(const char *data, size_t len);
+
+#endif

@@ -1,0 +1,83 @@
+/* cgroup layer: a fresh cgroup per job for memory (+swap), pids and CPU
+ * accounting, on cgroup v2 or v1. Every path is built from a detected base,
+ * so tests can point the module at a fake cgroupfs tree in a temp dir. */
+#ifndef SBX_CGROUP_H
+#define SBX_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum cg_version { CG_NONE, CG_V1, CG_V2 };
+
+struct cg_root {
+	enum cg_version version;
+	/* v2: the directory under which job cgroups are created ("<own>/sandboxd"). */
+	char v2_jobs[PATH_MAX];
+	/* v2: the leaf the daemon moves itself into (no internal processes rule). */
+	char v2_daemon[PATH_MAX];
+	/* v1: per-controller directories under which job cgroups are created. */
+	char v1_memory[PATH_MAX];
+	char v1_pids[PATH_MAX];
+	char v1_cpuacct[PATH_MAX]; /* "" when cpuacct is not mounted */
+	bool v1_memsw;             /* memory.memsw.* present (swap accounting) */
+};
+
+struct cg_limits {
+	uint64_t memory_bytes;
+	uint64_t pids;
+};
+
+struct cg_job {
+	const struct cg_root *root;
+	char name[64];
+	char v2[PATH_MAX];
+	char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
+};
+
+struct cg_stats {
+	uint64_t cpu_ns;       /* total CPU time of the job's processes */
+	uint64_t memory_peak;  /* bytes; 0 when unknown */
+	uint64_t oom_kills;    /* processes killed by the OOM killer */
+	uint64_t pids_max_hit; /* forks refused by pids.max */
+};
+
+/* Decides v2 or v1 from the text of /proc/self/mountinfo and /proc/self/cgroup.
+ * prefix ("" for the real system) is prepended to every mount point so a test
+ * can relocate /sys/fs/cgroup into a temp dir. v2 is chosen when its mount
+ * offers the memory and pids controllers, else v1 when memory and pids
+ * hierarchies are mounted; else CG_NONE (rlimits alone). Returns 0, or -1
+ * with err filled when the texts are unusable. Pure apart from reading the
+ * v2 root's cgroup.controllers file. */
+int cg_detect(struct cg_root *r, const char *mountinfo, const char *self_cgroup, const char *prefix,
+	      char *err, size_t errlen);
+
+/* Reads /proc/self/{mountinfo,cgroup} and calls cg_detect with prefix "". */
+int cg_detect_system(struct cg_root *r, char *err, size_t errlen);
+
+/* Creates the jobs directory (v2: moves the daemon into its leaf and enables
+ * +memory +pids (+cpu when offered) in subtree_control), then removes job
+ * cgroups a crashed earlier daemon left, killing any process still in them. */
+int cg_setup(struct cg_root *r, char *err, size_t errlen);
+
+/* Creates a fresh cgroup named `name` (e.g. "job-3-17") with the limits set;
+ * swap is limited to zero extra (v2 memory.swap.max=0, v1 memsw=memory). */
+int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,
+		  struct cg_job *j, char *err, size_t errlen);
+/* Moves pid into every hierarchy of the job. */
+int cg_job_attach(const struct cg_job *j, pid_t pid);
+/* CPU time so far (cheap: one small read), for enforcing cpu_ms from outside. */
+int cg_job_cpu_ns(const struct cg_job *j, uint64_t *ns);
+int cg_job_stats(const struct cg_job *j, struct cg_stats *s);
+/* Number of processes still in the job (v2 cgroup.procs, v1 memory tasks). */
+int cg_job_nprocs(const struct cg_job *j);
+/* SIGKILLs everything in the job (cgroup.kill when present) and waits up to
+ * timeout_ms for it to be empty; returns 0 when empty, -1 if not. */
+int cg_job_kill(const struct cg_job *j, int timeout_ms);
+/* Removes the job's directories (after cg_job_kill). */
+int cg_job_destroy(struct cg_job *j);
+
+const char *cg_version_name(enum cg_version v);
+
+#endif

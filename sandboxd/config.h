@@ -1,0 +1,33 @@
+/* Daemon configuration, from the command line; read-only once serving. */
+#ifndef SBX_CONFIG_H
+#define SBX_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../common/protocol.h"
+#include "cgroup.h"
+#include "profile.h"
+
+#define CONFIG_MAX_ALLOW 64
+
+struct config {
+	const char *socket_path;
+	const char *policies_dir;
+	char state_dir[PATH_MAX]; /* holds "root", the mount point every job's root uses */
+	char root_dir[PATH_MAX];
+	int workers;
+	size_t queue_capacity;
+	uid_t uid_base; /* worker slot i runs jobs as uid_base + i */
+	uid_t allow_uid[CONFIG_MAX_ALLOW];
+	gid_t allow_gid[CONFIG_MAX_ALLOW];
+	int n_allow_uid, n_allow_gid;
+	gid_t socket_gid; /* group owner of the socket (0660): first --allow-gid, else 0 */
+	bool no_cgroups;
+	struct proto_bounds bounds;
+	struct profile_set profiles;
+	struct cg_root cg;
+};
+
+#endif

@@ -1,0 +1,69 @@
+/* The jail: everything needed to run one job, prepared in the daemon (parent)
+ * and applied, layer by layer, in the job's own processes (child). */
+#ifndef SBX_JAIL_H
+#define SBX_JAIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "../common/protocol.h"
+#include "cgroup.h"
+#include "profile.h"
+#include "rlimits.h"
+
+/* What the job's processes need, fully computed before clone() so the child
+ * only makes syscalls: no allocation, no formatting, no library state. */
+struct jail_spec {
+	const struct profile *prof;
+	struct proto_limits lim;
+	const struct proto_request *req; /* code, stdin, files */
+	uid_t uid;
+	gid_t gid;
+	const char *root_dir; /* empty host dir the job's root tmpfs is mounted on */
+	char tmpfs_opts[96];  /* "size=…,nr_inodes=…,mode=1777" for /tmp and /dev/shm */
+	char work_opts[128];  /* the work dir tmpfs, owned by the job uid */
+	char passwd[160];     /* /etc/passwd line naming the job uid */
+	char group[96];
+	struct rlimit_set rl;
+	const char *argv[PROFILE_MAX_ARGS + 3];
+	const char *envp[8];
+	bool use_cgroup; /* the parent attaches the job before letting it go */
+};
+
+/* How the job's processes ended, as seen from outside. */
+struct jail_result {
+	bool started;
+	char error[256]; /* set when the sandbox itself failed (verdict "error") */
+	bool have_status; /* the payload's wait status arrived from the job's init */
+	int status;
+	struct rusage ru; /* the payload's, as reaped by init */
+	enum proto_limit_hit hit; /* a limit the daemon itself enforced */
+	bool cancelled;
+	int violation_nr; /* seccomp notification syscall, or -1 */
+	char *out, *err;
+	size_t out_len, err_len;
+	bool out_trunc, err_trunc;
+	uint64_t wall_ns;
+	uint64_t cpu_ns; /* from the cgroup when there is one */
+	long cpu_limit_ms;
+	bool leftover;   /* processes remained after the kill (logged; never expected) */
+};
+
+int jail_spec_init(struct jail_spec *s, const struct profile *p, const struct proto_limits *lim,
+		   const struct proto_request *req, uid_t uid, gid_t gid, const char *root_dir,
+		   bool use_cgroup);
+
+/* Runs one job to completion: clone into fresh namespaces, attach the cgroup
+ * (cg may be NULL without cgroups), feed stdin, collect capped output,
+ * enforce wall/CPU/output limits, watch seccomp, kill and reap everything.
+ * cancel_fd becomes readable when the client went away. Never returns with a
+ * process of the job alive. */
+void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struct jail_result *r);
+void jail_result_free(struct jail_result *r);
+
+/* Child side, used by jail_run through clone(): the ordered list of layers. */
+int jail_child_main(void *arg);
+
+#endif

@@ -1,0 +1,198 @@
+/* sandboxd: parse the command line, load policies, set up cgroups and the
+ * socket, start the workers, serve until SIGTERM/SIGINT, clean up. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/log.h"
+#include "caps.h"
+#include "config.h"
+#include "runq.h"
+#include "server.h"
+#include "worker.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
+		"                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
+		"                [--queue N] [--max-request BYTES] [--no-cgroups]\n"
+		"Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
+		"(default /run/sandboxd.sock). See docs/protocol.md.\n");
+}
+
+static int parse_num(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Default policies dir: ../policies next to the binary (a build tree), else
+ * the installed location. */
+static void default_policies(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, len, "%.4000s/../policies", exe);
+			if (access(buf, R_OK) == 0)
+				return;
+		}
+	}
+	snprintf(buf, len, "/usr/local/share/sandboxd/policies");
+}
+
+static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t pollen)
+{
+	long v;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = strcmp(a, "--no-cgroups") != 0 && strcmp(a, "--help") != 0;
+		if (takes && !val) {
+			fprintf(stderr, "sandboxd: %s needs a value\n", a);
+			return -1;
+		}
+		if (strcmp(a, "--help") == 0) {
+			usage(stdout);
+			exit(0);
+		} else if (strcmp(a, "--no-cgroups") == 0) {
+			c->no_cgroups = true;
+		} else if (strcmp(a, "--socket") == 0) {
+			c->socket_path = val;
+		} else if (strcmp(a, "--policies") == 0) {
+			snprintf(pol, pollen, "%s", val);
+		} else if (strcmp(a, "--state-dir") == 0) {
+			snprintf(c->state_dir, sizeof c->state_dir, "%s", val);
+		} else if (strcmp(a, "--workers") == 0 && parse_num(val, 1, 256, &v) == 0) {
+			c->workers = (int)v;
+		} else if (strcmp(a, "--queue") == 0 && parse_num(val, 1, 100000, &v) == 0) {
+			c->queue_capacity = (size_t)v;
+		} else if (strcmp(a, "--max-request") == 0 &&
+			   parse_num(val, 1024, 1L << 30, &v) == 0) {
+			c->bounds.max_line = (size_t)v;
+		} else if (strcmp(a, "--uid-base") == 0 && parse_num(val, 1000, 1L << 30, &v) == 0) {
+			c->uid_base = (uid_t)v;
+		} else if (strcmp(a, "--allow-uid") == 0 && c->n_allow_uid < CONFIG_MAX_ALLOW &&
+			   parse_num(val, 0, 1L << 31, &v) == 0) {
+			c->allow_uid[c->n_allow_uid++] = (uid_t)v;
+		} else if (strcmp(a, "--allow-gid") == 0 && c->n_allow_gid < CONFIG_MAX_ALLOW &&
+			   parse_num(val, 0, 1L << 31, &v) == 0) {
+			c->allow_gid[c->n_allow_gid++] = (gid_t)v;
+		} else {
+			fprintf(stderr, "sandboxd: bad argument: %s%s%s\n", a, takes ? " " : "",
+				takes ? val : "");
+			usage(stderr);
+			return -1;
+		}
+		i += takes;
+	}
+	return 0;
+}
+
+/* The state dir holds one empty directory that every job mounts its private
+ * root tmpfs on (inside its own mount namespace, so they never collide).
+ * Jobs keep their files only in tmpfs, so a crashed daemon leaves no job
+ * directories; anything found here is from an older layout and removed. */
+static int prepare_state_dir(struct config *c)
+{
+	if (mkdir(c->state_dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if (strlen(c->state_dir) > sizeof c->root_dir - 6) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(c->root_dir, c->state_dir, strlen(c->state_dir));
+	strcpy(c->root_dir + strlen(c->state_dir), "/root");
+	umount2(c->root_dir, MNT_DETACH); /* a host mount here would be a stale bug */
+	if (rmdir(c->root_dir) < 0 && errno != ENOENT)
+		return -1;
+	return mkdir(c->root_dir, 0755);
+}
+
+int main(int argc, char **argv)
+{
+	static struct config cfg;
+	char pol[PATH_MAX], err[512];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cfg.socket_path = "/run/sandboxd.sock";
+	cfg.workers = ncpu > 0 ? (int)ncpu : 1;
+	cfg.uid_base = 61000;
+	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
+	proto_bounds_default(&cfg.bounds);
+	default_policies(pol, sizeof pol);
+	if (parse_args(argc, argv, &cfg, pol, sizeof pol) < 0)
+		return 2;
+	if (!cfg.queue_capacity)
+		cfg.queue_capacity = (size_t)cfg.workers * 64;
+	cfg.policies_dir = pol;
+	cfg.socket_gid = cfg.n_allow_gid ? cfg.allow_gid[0] : 0;
+	if (geteuid() != 0) {
+		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
+		return 1;
+	}
+	if (profile_load_dir(cfg.policies_dir, true, &cfg.profiles, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
+	if (caps_init() < 0 || prepare_state_dir(&cfg) < 0) {
+		fprintf(stderr, "sandboxd: state dir %s: %s\n", cfg.state_dir, strerror(errno));
+		return 1;
+	}
+	if (cfg.no_cgroups) {
+		cfg.cg.version = CG_NONE;
+	} else if (cg_detect_system(&cfg.cg, err, sizeof err) < 0 ||
+		   cg_setup(&cfg.cg, err, sizeof err) < 0) {
+		log_msg("cgroups unavailable (%s): limits fall back to rlimits", err);
+		cfg.cg.version = CG_NONE;
+	}
+	/* Signals are taken through a signalfd by the socket thread; blocked in
+	 * every thread (workers inherit the mask), reset in each job. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	signal(SIGPIPE, SIG_IGN);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) {
+		fprintf(stderr, "sandboxd: sigmask failed\n");
+		return 1;
+	}
+	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	struct runq *q = runq_new(cfg.queue_capacity);
+	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? strerror(errno) : err);
+		return 1;
+	}
+	if (workers_start(&cfg, q, server_post) < 0) {
+		fprintf(stderr, "sandboxd: cannot start workers\n");
+		return 1;
+	}
+	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)",
+		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir,
+		cfg.profiles.n);
+	server_run(&cfg, q, sigfd);
+	runq_shutdown(q);
+	workers_join();
+	runq_free(q);
+	if (cfg.cg.version != CG_NONE && cg_setup(&cfg.cg, err, sizeof err) < 0)
+		log_msg("cleanup: %s", err);
+	rmdir(cfg.root_dir);
+	profile_set_free(&cfg.profiles);
+	log_msg("stopped");
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* Workers: each runs one job at a time in its own slot (its own uid). */
+#ifndef SBX_WORKER_H
+#define SBX_WORKER_H
+
+#include "config.h"
+#include "jail.h"
+#include "runq.h"
+
+/* Called with each finished job's response line (ownership passes). */
+typedef void (*worker_post_fn)(uint64_t conn_id, char *line);
+
+int workers_start(const struct config *cfg, struct runq *q, worker_post_fn post);
+void workers_join(void);
+
+/* The verdict for a finished run, and which limit fired; exposed for tests. */
+enum proto_verdict worker_verdict(const struct jail_result *r, const struct cg_stats *st,
+				  bool have_stats, enum proto_limit_hit *hit, char *msg,
+				  size_t msglen);
+
+#endif
