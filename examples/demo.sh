@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make run: start a daemon on a temporary socket, run the bundled example
+# programs through `sbx run`, show each verdict, stop the daemon.
+set -eu
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/sandboxd-demo.XXXXXX)
+sock=$tmp/sandboxd.sock
+"$build/sandboxd" --socket "$sock" --state-dir "$tmp/state" 2>"$tmp/daemon.log" &
+daemon=$!
+cleanup() { kill -TERM "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+for _ in $(seq 100); do "$build/sbx" --socket "$sock" ping >/dev/null 2>&1 && break; sleep 0.05; done
+echo "sandboxd is up: $("$build/sbx" --socket "$sock" ping)"
+echo
+printf '%-18s %-14s %-6s %-8s %-8s %-9s %s\n' PROGRAM VERDICT HIT CPU_MS WALL_MS MEM_KB "MESSAGE / FIRST LINE OF OUTPUT"
+run() {
+	local name=$1; shift
+	"$build/sbx" --socket "$sock" run "$@" "$here/programs/$name" | python3 -c '
+import json, sys
+name = sys.argv[1]
+r = json.load(sys.stdin)
+u = r["usage"]
+lines = (r["stderr"] if r["verdict"] == "runtime_error" else r["stdout"]).strip().splitlines()
+detail = lines[-1] if lines and r["verdict"] in ("pass", "runtime_error") else r["message"]
+print("%-18s %-14s %-6s %-8s %-8s %-9s %s" % (name, r["verdict"], r["limit_hit"] or "-",
+      u["cpu_ms"], u["wall_ms"], u["memory_kb"], detail[:70]))' "$name"
+}
+run hello.py
+run sum_stdin.py --stdin "$here/programs/sum_stdin.in"
+run network.py
+run exception.py
+run busy_loop.py --cpu 1
+run memory_hog.py --memory 128
+run output_flood.py --output 256
+run ptrace.py
+echo
+echo "daemon log:"
+sed 's/^/  /' "$tmp/daemon.log"
