@@ -104,11 +104,10 @@ static json_t *limits_json(const struct proto_limits *l)
  * memory limit was a cgroup or only an address-space rlimit. */
 static json_t *enforcement_json(const struct config *cfg, bool cg)
 {
-	const char *v = cg ? cg_version_name(cfg->cg.version) : NULL;
-	char mem[32], cpu[48];
-	snprintf(mem, sizeof mem, "%s", cg ? v : "RLIMIT_AS");
+	char v[32], cpu[48];
+	snprintf(v, sizeof v, "cgroup %s", cg_version_name(cfg->cg.version));
 	snprintf(cpu, sizeof cpu, "%s%s", cg ? v : "", cg ? " + RLIMIT_CPU" : "RLIMIT_CPU");
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", L_MEMORY_MB, mem, L_PIDS,
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", L_MEMORY_MB, cg ? v : "RLIMIT_AS", L_PIDS,
 			 cg ? v : "RLIMIT_NPROC", L_CPU_MS, cpu, L_WALL_MS, "daemon", L_OUTPUT_KB,
 			 "daemon", L_TMPFS_MB, "tmpfs size + RLIMIT_FSIZE");
 }
