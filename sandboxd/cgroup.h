@@ -24,6 +24,7 @@ struct cg_root {
 	bool v1_memsw;             /* memory.memsw.* present (swap accounting) */
 };
 
+/* 0 is refused; UINT64_MAX means "max" (no limit). */
 struct cg_limits {
 	uint64_t memory_bytes;
 	uint64_t pids;
@@ -48,8 +49,9 @@ struct cg_stats {
  * can relocate /sys/fs/cgroup into a temp dir. v2 is chosen when its mount
  * offers the memory and pids controllers, else v1 when memory and pids
  * hierarchies are mounted; else CG_NONE (rlimits alone). Returns 0, or -1
- * with err filled when the texts are unusable. Pure apart from reading the
- * v2 root's cgroup.controllers file. */
+ * with err filled when the texts are unusable. Apart from parsing it only
+ * looks at files: the v2 root's cgroup.controllers and cgroup.type, and v1's
+ * memory.memsw.limit_in_bytes. */
 int cg_detect(struct cg_root *r, const char *mountinfo, const char *self_cgroup, const char *prefix,
 	      char *err, size_t errlen);
 
@@ -70,7 +72,7 @@ int cg_job_attach(const struct cg_job *j, pid_t pid);
 /* CPU time so far (cheap: one small read), for enforcing cpu_ms from outside. */
 int cg_job_cpu_ns(const struct cg_job *j, uint64_t *ns);
 int cg_job_stats(const struct cg_job *j, struct cg_stats *s);
-/* Number of processes still in the job (v2 cgroup.procs, v1 memory tasks). */
+/* Number of processes still in the job (cgroup.procs; v1: of the memory hierarchy). */
 int cg_job_nprocs(const struct cg_job *j);
 /* SIGKILLs everything in the job (cgroup.kill when present) and waits up to
  * timeout_ms for it to be empty; returns 0 when empty, -1 if not. */
