@@ -10,7 +10,7 @@ DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
 
 CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(OPT) -g $(SAN) \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lz -lpthread
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lz -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 COMMON_SRC := $(wildcard common/*.c)

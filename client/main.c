@@ -22,8 +22,14 @@ static void usage(FILE *f)
 		"usage: sbx [--socket PATH] ping\n"
 		"       sbx [--socket PATH] run [--stdin FILE] [--file NAME=PATH]... [--cpu SEC]\n"
 		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
-		"               [--policy NAME] [--id ID] [--pretty] CODE_FILE\n"
-		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n");
+		"               [--policy NAME] [--id ID] [--pretty | --explain]\n"
+		"               [--tests FILE --format unittest|humaneval|asserts|stdio]\n"
+		"               [--entry-point NAME] [--coverage full|partial|none]\n"
+		"               [--partial-tests N] [--test-timeout SEC] [--seed N]\n"
+		"               [--float-tolerance X] CODE_FILE\n"
+		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
+		"For asserts and stdio, the tests FILE is a JSON array. --explain prints the\n"
+		"feedback a model would see instead of the JSON.\n");
 }
 
 static int parse_seconds(const char *s, json_int_t *ms)
@@ -48,9 +54,39 @@ static int parse_count(const char *s, json_int_t *out)
 	return 0;
 }
 
-static int print_response(json_t *resp, bool pretty)
+/* The model-facing view of a response. */
+static void explain(json_t *resp)
 {
-	char *s = json_dumps(resp, pretty ? JSON_INDENT(2) : JSON_COMPACT);
+	json_t *err = json_object_get(resp, R_ERROR);
+	if (err) {
+		printf("error (%s): %s\n", json_string_value(json_object_get(err, R_ERROR_CODE)),
+		       json_string_value(json_object_get(err, R_ERROR_MESSAGE)));
+		return;
+	}
+	const char *msg = json_string_value(json_object_get(resp, R_MESSAGE));
+	printf("Verdict: %s%s%s%s\n", json_string_value(json_object_get(resp, R_VERDICT)),
+	       msg && *msg ? " (" : "", msg ? msg : "", msg && *msg ? ")" : "");
+	json_t *fb = json_object_get(resp, R_FEEDBACK);
+	if (fb) {
+		printf("\n== Compilation feedback ==\n%s\n",
+		       json_string_value(json_object_get(fb, FB_COMPILATION)));
+		printf("\n== Execution feedback ==\n%s\n",
+		       json_string_value(json_object_get(fb, FB_EXECUTION)));
+		return;
+	}
+	const char *out = json_string_value(json_object_get(resp, R_STDOUT));
+	const char *errs = json_string_value(json_object_get(resp, R_STDERR));
+	if (out && *out)
+		printf("\n== stdout ==\n%s", out);
+	if (errs && *errs)
+		printf("\n== stderr ==\n%s", errs);
+}
+
+static int print_response(json_t *resp, int mode)
+{
+	char *s = mode == 2 ? NULL : json_dumps(resp, mode == 1 ? JSON_INDENT(2) : JSON_COMPACT);
+	if (mode == 2)
+		explain(resp);
 	if (s) {
 		puts(s);
 		free(s);
@@ -60,7 +96,7 @@ static int print_response(json_t *resp, bool pretty)
 	return rc;
 }
 
-static int call(const char *sock, json_t *req, bool pretty)
+static int call(const char *sock, json_t *req, int pretty)
 {
 	char err[512];
 	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
@@ -97,11 +133,42 @@ static int add_file(json_t *files, const char *spec, char *err, size_t errlen)
 	return 0;
 }
 
+/* --tests FILE: a string for unittest/humaneval, a JSON array for the others. */
+static int add_tests(json_t *req, const char *path, char *err, size_t errlen)
+{
+	const char *fmt = json_string_value(json_object_get(req, F_FORMAT));
+	if (!fmt) {
+		snprintf(err, errlen, "--tests needs --format");
+		return -1;
+	}
+	size_t len;
+	char *data = sbx_read_file(path, MAX_INPUT, &len, err, errlen);
+	if (!data)
+		return -1;
+	json_t *tests;
+	if (strcmp(fmt, "asserts") == 0 || strcmp(fmt, "stdio") == 0) {
+		json_error_t je;
+		tests = json_loadb(data, len, 0, &je);
+		if (!json_is_array(tests)) {
+			snprintf(err, errlen, "%s: a JSON array is needed for %s (%s)", path, fmt,
+				 tests ? "not an array" : je.text);
+			json_decref(tests);
+			free(data);
+			return -1;
+		}
+	} else {
+		tests = json_stringn(data, len);
+	}
+	free(data);
+	json_object_set_new(req, F_TESTS, tests);
+	return 0;
+}
+
 static int cmd_run(const char *sock, int argc, char **argv)
 {
 	json_t *req = json_object(), *limits = json_object(), *files = json_object();
-	const char *code_path = NULL, *stdin_path = NULL, *id = NULL;
-	bool pretty = false;
+	const char *code_path = NULL, *stdin_path = NULL, *id = NULL, *tests_path = NULL;
+	int pretty = 0;
 	char err[512] = "";
 	int rc = EXIT_USAGE;
 	for (int i = 0; i < argc; i++) {
@@ -116,8 +183,8 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		size_t k = 0;
 		while (k < sizeof lim / sizeof lim[0] && strcmp(a, lim[k].flag) != 0)
 			k++;
-		if (strcmp(a, "--pretty") == 0) {
-			pretty = true;
+		if (strcmp(a, "--pretty") == 0 || strcmp(a, "--explain") == 0) {
+			pretty = a[2] == 'p' ? 1 : 2;
 			continue;
 		}
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
@@ -148,6 +215,39 @@ static int cmd_run(const char *sock, int argc, char **argv)
 			json_object_set_new(req, F_POLICY, json_string(v));
 		} else if (strcmp(a, "--id") == 0) {
 			id = v;
+		} else if (strcmp(a, "--tests") == 0) {
+			tests_path = v;
+		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
+			   strcmp(a, "--coverage") == 0) {
+			json_object_set_new(req,
+					    a[2] == 'f'   ? F_FORMAT
+					    : a[2] == 'e' ? F_ENTRY_POINT
+							  : F_COVERAGE,
+					    json_string(v));
+		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0) {
+			/* seeds may be 0; the daemon range-checks both */
+			if (parse_count(v, &n) < 0 && !(a[2] == 's' && strcmp(v, "0") == 0)) {
+				snprintf(err, sizeof err, "%s: not a valid number: %s", a, v);
+				goto out;
+			}
+			if (strcmp(v, "0") == 0)
+				n = 0;
+			json_object_set_new(req, a[2] == 'p' ? F_PARTIAL_TESTS : F_SEED,
+					    json_integer(n));
+		} else if (strcmp(a, "--test-timeout") == 0) {
+			if (parse_seconds(v, &n) < 0) {
+				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(req, F_TEST_TIMEOUT_MS, json_integer(n));
+		} else if (strcmp(a, "--float-tolerance") == 0) {
+			char *end;
+			double x = strtod(v, &end);
+			if (*end || end == v || x < 0) {
+				snprintf(err, sizeof err, "%s: not a number >= 0: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(req, F_FLOAT_TOLERANCE, json_real(x));
 		} else {
 			snprintf(err, sizeof err, "unknown option %s", a);
 			goto out;
@@ -170,6 +270,8 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		json_object_set_new(req, F_STDIN, json_stringn(in, len));
 		free(in);
 	}
+	if (tests_path && add_tests(req, tests_path, err, sizeof err) < 0)
+		goto out;
 	char idbuf[64];
 	snprintf(idbuf, sizeof idbuf, "sbx-%ld", (long)getpid());
 	json_object_set_new(req, F_ID, json_string(id ? id : idbuf));

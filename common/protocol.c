@@ -17,6 +17,11 @@ static const char *const hit_names[HIT_COUNT] = {NULL,	   "cpu",    "wall",	 "me
 static const char *const err_names[E_COUNT] = {
 	"bad_json", "bad_request", "too_large", "bad_limits",    "bad_path",
 	"unknown_policy", "busy",   "forbidden", "internal", "shutting_down"};
+static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval", "asserts",
+						    "stdio"};
+static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};
+static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
+						     "skipped"};
 const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	   L_WALL_MS,	L_MEMORY_MB,
 						      L_PIDS,	   L_OUTPUT_KB, L_TMPFS_MB};
 
@@ -33,6 +38,29 @@ const char *proto_limit_hit_name(enum proto_limit_hit h)
 const char *proto_errcode_name(enum proto_errcode e)
 {
 	return (unsigned)e < E_COUNT ? err_names[e] : "internal";
+}
+
+const char *proto_format_name(enum proto_format f)
+{
+	return (unsigned)f < FMT_COUNT ? format_names[f] : NULL;
+}
+
+const char *proto_coverage_name(enum proto_coverage c)
+{
+	return (unsigned)c < COV_COUNT ? coverage_names[c] : "full";
+}
+
+const char *proto_outcome_name(enum proto_outcome o)
+{
+	return (unsigned)o < OUT_COUNT ? outcome_names[o] : "error";
+}
+
+int proto_outcome_parse(const char *name)
+{
+	for (int i = 0; i < OUT_COUNT; i++)
+		if (strcmp(name, outcome_names[i]) == 0)
+			return i;
+	return -1;
 }
 
 long *proto_limit_ref(struct proto_limits *l, int i)
@@ -54,6 +82,7 @@ void proto_bounds_default(struct proto_bounds *b)
 	b->max_files = 256;
 	b->max_path = 255;
 	b->max_depth = 16;
+	b->max_tests = 10000;
 }
 
 static int fail(struct proto_error *err, enum proto_errcode code, const char *fmt, ...)
@@ -190,6 +219,185 @@ static int parse_policy(const json_t *v, struct proto_request *r, struct proto_e
 	return r->policy ? 0 : fail(err, E_INTERNAL, "out of memory");
 }
 
+static const char *const test_fields[] = {F_TESTS,	     F_FORMAT,		F_ENTRY_POINT,
+					  F_COVERAGE,	     F_PARTIAL_TESTS,	F_TEST_TIMEOUT_MS,
+					  F_SEED,	     F_FLOAT_TOLERANCE, NULL};
+
+static bool is_test_field(const char *key)
+{
+	for (int i = 0; test_fields[i]; i++)
+		if (strcmp(key, test_fields[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool is_identifier(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 128 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!(c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		      (c >= 'A' && c <= 'Z')))
+			return false;
+	}
+	return true;
+}
+
+/* An integer field within [lo, hi]; absent leaves *out untouched. */
+static int get_int(json_t *root, const char *key, long long lo, long long hi, long long *out,
+		   struct proto_error *err)
+{
+	json_t *v = json_object_get(root, key);
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return fail(err, E_BAD_REQUEST, "\"%s\" must be an integer in [%lld, %lld]", key, lo,
+			    hi);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static int parse_asserts(json_t *t, const struct proto_bounds *b, struct proto_request *r,
+			 struct proto_error *err)
+{
+	size_t n = json_array_size(t), i;
+	json_t *v;
+	if (!json_is_array(t) || n == 0)
+		return fail(err, E_BAD_REQUEST, "asserts: \"tests\" must be a non-empty array of "
+						"strings");
+	if (n > b->max_tests)
+		return fail(err, E_TOO_LARGE, "too many tests (%zu > %zu)", n, b->max_tests);
+	r->asserts = calloc(n, sizeof *r->asserts);
+	if (!r->asserts)
+		return fail(err, E_INTERNAL, "out of memory");
+	json_array_foreach(t, i, v)
+	{
+		if (!json_is_string(v) || json_string_length(v) == 0 ||
+		    memchr(json_string_value(v), 0, json_string_length(v)))
+			return fail(err, E_BAD_REQUEST, "tests[%zu] must be a non-empty string", i);
+		if (!(r->asserts[r->nasserts++] = strdup(json_string_value(v))))
+			return fail(err, E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+static int parse_cases(json_t *t, const struct proto_bounds *b, struct proto_request *r,
+		       struct proto_error *err)
+{
+	size_t n = json_array_size(t), i;
+	json_t *v;
+	if (!json_is_array(t) || n == 0)
+		return fail(err, E_BAD_REQUEST,
+			    "stdio: \"tests\" must be a non-empty array of {input, output}");
+	if (n > b->max_tests)
+		return fail(err, E_TOO_LARGE, "too many tests (%zu > %zu)", n, b->max_tests);
+	r->cases = calloc(n, sizeof *r->cases);
+	if (!r->cases)
+		return fail(err, E_INTERNAL, "out of memory");
+	json_array_foreach(t, i, v)
+	{
+		json_t *in = json_object_get(v, F_CASE_INPUT), *out = json_object_get(v, F_CASE_OUTPUT);
+		if (!json_is_object(v) || !json_is_string(in) || !json_is_string(out) ||
+		    json_object_size(v) != 2)
+			return fail(err, E_BAD_REQUEST,
+				    "tests[%zu] must be {\"input\": string, \"output\": string}", i);
+		struct proto_case *c = &r->cases[r->ncases++];
+		c->input = dup_string(in, &c->input_len);
+		c->output = dup_string(out, &c->output_len);
+		if (!c->input || !c->output)
+			return fail(err, E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+/* The feedback fields: all or nothing, and only in combinations that mean
+ * something, so a harness learns of a typo instead of getting a plain run. */
+static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_request *r,
+		       struct proto_error *err)
+{
+	json_t *fmt = json_object_get(root, F_FORMAT), *tests = json_object_get(root, F_TESTS);
+	r->partial_tests = 3;
+	r->test_timeout_ms = -1;
+	r->seed = -1;
+	r->float_tolerance = -1;
+	if (!fmt && !tests) {
+		for (int i = 0; test_fields[i]; i++)
+			if (json_object_get(root, test_fields[i]))
+				return fail(err, E_BAD_REQUEST, "\"%s\" needs \"tests\" and \"format\"",
+					    test_fields[i]);
+		return 0;
+	}
+	if (!fmt || !tests)
+		return fail(err, E_BAD_REQUEST, "\"tests\" and \"format\" go together");
+	if (!json_is_string(fmt))
+		return fail(err, E_BAD_REQUEST, "\"format\" must be a string");
+	for (int f = FMT_UNITTEST; f < FMT_COUNT; f++)
+		if (strcmp(json_string_value(fmt), format_names[f]) == 0)
+			r->format = (enum proto_format)f;
+	if (r->format == FMT_NONE)
+		return fail(err, E_BAD_REQUEST,
+			    "\"format\" must be unittest, humaneval, asserts or stdio");
+	int rc = 0;
+	if (r->format == FMT_UNITTEST || r->format == FMT_HUMANEVAL) {
+		if (!json_is_string(tests) || json_string_length(tests) == 0 ||
+		    memchr(json_string_value(tests), 0, json_string_length(tests)))
+			return fail(err, E_BAD_REQUEST, "%s: \"tests\" must be a non-empty string",
+				    format_names[r->format]);
+		r->tests_text = dup_string(tests, &r->tests_len);
+		if (!r->tests_text)
+			return fail(err, E_INTERNAL, "out of memory");
+	} else if (r->format == FMT_ASSERTS) {
+		rc = parse_asserts(tests, b, r, err);
+	} else {
+		rc = parse_cases(tests, b, r, err);
+	}
+	if (rc < 0)
+		return -1;
+	json_t *ep = json_object_get(root, F_ENTRY_POINT);
+	if (ep && (!json_is_string(ep) || !is_identifier(json_string_value(ep))))
+		return fail(err, E_BAD_REQUEST, "\"entry_point\" must be a Python identifier");
+	if (ep && !(r->entry_point = strdup(json_string_value(ep))))
+		return fail(err, E_INTERNAL, "out of memory");
+	if (r->format == FMT_HUMANEVAL && !ep)
+		return fail(err, E_BAD_REQUEST, "humaneval needs \"entry_point\"");
+	json_t *cov = json_object_get(root, F_COVERAGE);
+	if (cov) {
+		int c = COV_COUNT;
+		for (int i = 0; json_is_string(cov) && i < COV_COUNT; i++)
+			if (strcmp(json_string_value(cov), coverage_names[i]) == 0)
+				c = i;
+		if (c == COV_COUNT)
+			return fail(err, E_BAD_REQUEST, "\"coverage\" must be full, partial or none");
+		r->coverage = (enum proto_coverage)c;
+	}
+	long long v = r->partial_tests;
+	if (get_int(root, F_PARTIAL_TESTS, 1, 10000, &v, err) < 0)
+		return -1;
+	r->partial_tests = (long)v;
+	v = -1;
+	if (get_int(root, F_TEST_TIMEOUT_MS, 1, 1LL << 31, &v, err) < 0)
+		return -1;
+	r->test_timeout_ms = (long)v;
+	if (get_int(root, F_SEED, 0, 4294967295LL, &r->seed, err) < 0)
+		return -1;
+	json_t *tol = json_object_get(root, F_FLOAT_TOLERANCE);
+	if (tol) {
+		if (r->format != FMT_STDIO)
+			return fail(err, E_BAD_REQUEST, "\"float_tolerance\" applies to stdio only");
+		if (!json_is_number(tol) || json_number_value(tol) < 0 ||
+		    json_number_value(tol) > 1e6)
+			return fail(err, E_BAD_REQUEST,
+				    "\"float_tolerance\" must be a number in [0, 1e6]");
+		r->float_tolerance = json_number_value(tol);
+	}
+	if (r->format == FMT_STDIO && r->stdin_data)
+		return fail(err, E_BAD_REQUEST, "stdio takes each case's input from \"tests\", "
+						"not \"stdin\"");
+	return 0;
+}
+
 static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto_request *r,
 			struct proto_error *err)
 {
@@ -198,8 +406,8 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 	json_object_foreach(root, key, v)
 	{
 		int rc = 0;
-		if (strcmp(key, F_ID) == 0 || strcmp(key, F_OP) == 0) {
-			continue; /* handled by the caller */
+		if (strcmp(key, F_ID) == 0 || strcmp(key, F_OP) == 0 || is_test_field(key)) {
+			continue; /* handled by the caller / parse_tests */
 		} else if (strcmp(key, F_CODE) == 0 || strcmp(key, F_STDIN) == 0) {
 			if (!json_is_string(v))
 				return fail(err, E_BAD_REQUEST, "\"%s\" must be a string", key);
@@ -278,7 +486,7 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 		fail(err, E_BAD_REQUEST, "unknown op \"%.32s\"", json_string_value(op));
 		goto out;
 	}
-	if (parse_fields(root, b, r, err) < 0)
+	if (parse_fields(root, b, r, err) < 0 || parse_tests(root, b, r, err) < 0)
 		goto out;
 	if (r->op == OP_RUN && !r->code) {
 		fail(err, E_BAD_REQUEST, "missing \"code\"");
@@ -299,6 +507,16 @@ void proto_request_free(struct proto_request *r)
 		free(r->files[i].data);
 	}
 	free(r->files);
+	for (size_t i = 0; i < r->nasserts; i++)
+		free(r->asserts[i]);
+	free(r->asserts);
+	for (size_t i = 0; i < r->ncases; i++) {
+		free(r->cases[i].input);
+		free(r->cases[i].output);
+	}
+	free(r->cases);
+	free(r->tests_text);
+	free(r->entry_point);
 	free(r->id);
 	free(r->code);
 	free(r->stdin_data);

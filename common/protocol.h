@@ -17,6 +17,17 @@
 #define F_FILES "files"
 #define F_LIMITS "limits"
 #define F_POLICY "policy"
+/* Test requests (structured feedback). */
+#define F_TESTS "tests"
+#define F_FORMAT "format"
+#define F_ENTRY_POINT "entry_point"
+#define F_COVERAGE "coverage"
+#define F_PARTIAL_TESTS "partial_tests"
+#define F_TEST_TIMEOUT_MS "test_timeout_ms"
+#define F_SEED "seed"
+#define F_FLOAT_TOLERANCE "float_tolerance"
+#define F_CASE_INPUT "input"
+#define F_CASE_OUTPUT "output"
 
 /* Limit keys (request "limits", response "limits"). */
 #define L_CPU_MS "cpu_ms"
@@ -43,6 +54,32 @@
 #define R_ERROR "error"
 #define R_ERROR_CODE "code"
 #define R_ERROR_MESSAGE "message"
+#define R_COMPILE "compile"
+#define R_TESTS "tests"
+#define R_SUMMARY "summary"
+#define R_FEEDBACK "feedback"
+#define R_INTEGRITY "integrity"
+#define C_OK "ok"
+#define C_ERRORS "errors"
+#define C_TYPE "type"
+#define C_LINE "line"
+#define C_COLUMN "column"
+#define C_TEXT "text"
+#define T_NAME "name"
+#define T_OUTCOME "outcome"
+#define T_MESSAGE "message"
+#define T_TRACEBACK "traceback"
+#define T_DURATION_MS "duration_ms"
+#define S_TOTAL "total"
+#define S_PASSED "passed"
+#define S_FAILED "failed"
+#define S_ERRORS "errors"
+#define S_TIMEOUTS "timeouts"
+#define S_SKIPPED "skipped"
+#define FB_COMPILATION "compilation"
+#define FB_EXECUTION "execution"
+#define I_BAD_RECORDS "bad_records"
+#define I_EXTRA_TESTS "extra_tests"
 #define U_CPU_MS "cpu_ms"
 #define U_WALL_MS "wall_ms"
 #define U_MEMORY_KB "memory_kb"
@@ -53,6 +90,10 @@
 #define P_RUNNING "running"
 
 enum proto_op { OP_RUN, OP_PING };
+
+enum proto_format { FMT_NONE, FMT_UNITTEST, FMT_HUMANEVAL, FMT_ASSERTS, FMT_STDIO, FMT_COUNT };
+enum proto_coverage { COV_FULL, COV_PARTIAL, COV_NONE, COV_COUNT };
+enum proto_outcome { OUT_PASSED, OUT_FAILED, OUT_ERROR, OUT_TIMEOUT, OUT_SKIPPED, OUT_COUNT };
 
 enum proto_verdict {
 	V_PASS,
@@ -95,6 +136,11 @@ enum proto_errcode {
 const char *proto_verdict_name(enum proto_verdict v);
 const char *proto_limit_hit_name(enum proto_limit_hit h); /* NULL for HIT_NONE */
 const char *proto_errcode_name(enum proto_errcode e);
+const char *proto_format_name(enum proto_format f); /* NULL for FMT_NONE */
+const char *proto_coverage_name(enum proto_coverage c);
+const char *proto_outcome_name(enum proto_outcome o);
+/* Parses a name back; -1 when unknown. */
+int proto_outcome_parse(const char *name);
 
 /* A limit of -1 means "not given"; the daemon fills it from the profile. */
 struct proto_limits {
@@ -120,8 +166,15 @@ struct proto_bounds {
 	size_t max_files;  /* entries in "files" */
 	size_t max_path;   /* one file path, bytes */
 	size_t max_depth;  /* directory depth of a file path */
+	size_t max_tests;  /* asserts or stdio cases */
 };
 void proto_bounds_default(struct proto_bounds *b);
+
+/* One stdio case: input fed on stdin, expected output compared by the daemon. */
+struct proto_case {
+	char *input, *output;
+	size_t input_len, output_len;
+};
 
 struct proto_request {
 	char *id; /* never NULL after a successful parse */
@@ -134,6 +187,20 @@ struct proto_request {
 	size_t nfiles;
 	struct proto_limits limits;
 	char *policy; /* NULL: the default profile */
+	/* Test requests; format FMT_NONE means a plain run. */
+	enum proto_format format;
+	char *tests_text; /* unittest, humaneval */
+	size_t tests_len;
+	char **asserts; /* asserts */
+	size_t nasserts;
+	struct proto_case *cases; /* stdio */
+	size_t ncases;
+	char *entry_point;
+	enum proto_coverage coverage;
+	long partial_tests;   /* default 3 */
+	long test_timeout_ms; /* -1: none */
+	long long seed;       /* -1: none */
+	double float_tolerance; /* < 0: exact comparison */
 };
 
 struct proto_error {

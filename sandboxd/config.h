@@ -28,6 +28,8 @@ struct config {
 	struct proto_bounds bounds;
 	struct profile_set profiles;
 	struct cg_root cg;
+	char *runner_src; /* sandboxd/runner/runner.py, read once at start */
+	size_t runner_len;
 };
 
 #endif

@@ -35,6 +35,11 @@ int jail_spec_init(struct jail_spec *s, const struct profile *p, const struct pr
 	s->gid = gid;
 	s->root_dir = root_dir;
 	s->use_cgroup = use_cgroup;
+	s->code = req->code;
+	s->code_len = req->code_len;
+	s->stdin_data = req->stdin_data;
+	s->stdin_len = req->stdin_len;
+	snprintf(s->root_opts, sizeof s->root_opts, "size=1m,mode=0755");
 	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
 	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777",
 		 lim->tmpfs_mb);
@@ -60,6 +65,30 @@ int jail_spec_init(struct jail_spec *s, const struct profile *p, const struct pr
 		s->envp[e++] = fixed_env[i];
 	s->envp[e] = NULL;
 	return 0;
+}
+
+void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t runner_len,
+			  const char *job_json, size_t job_len, const char *key, long long seed)
+{
+	s->runner = true;
+	s->runner_src = runner_src;
+	s->runner_len = runner_len;
+	s->job_json = job_json;
+	s->job_len = job_len;
+	snprintf(s->key, sizeof s->key, "%s", key);
+	size_t kb = (runner_len + job_len) / 1024 + 1024 + 64;
+	snprintf(s->root_opts, sizeof s->root_opts, "size=%zuk,mode=0755", kb);
+	size_t a = 1 + s->prof->nargs;
+	s->argv[a++] = "/sandboxd/runner.py";
+	s->argv[a] = NULL;
+	if (seed >= 0) {
+		size_t e = 0;
+		while (s->envp[e])
+			e++;
+		snprintf(s->hashseed_env, sizeof s->hashseed_env, "PYTHONHASHSEED=%lld", seed);
+		s->envp[e++] = s->hashseed_env;
+		s->envp[e] = NULL;
+	}
 }
 
 /* Reports a failed step to the daemon; the message names the step. */
@@ -120,9 +149,31 @@ static int send_fd(int sock, int fd)
 /* The payload: becomes the candidate's Python process. Layers from here on
  * only take privileges away; seccomp is last because the steps before it
  * need syscalls the profile forbids. */
-static void payload_main(const struct jail_child *c)
+static int lift(int *fd)
 {
+	if (*fd < 0)
+		return 0;
+	int n = fcntl(*fd, F_DUPFD_CLOEXEC, 100);
+	if (n < 0)
+		return -1;
+	close(*fd);
+	*fd = n;
+	return 0;
+}
+
+static void payload_main(const struct jail_child *orig)
+{
+	struct jail_child cc = *orig, *c = &cc;
 	const struct jail_spec *s = c->spec;
+	/* Move every descriptor above the numbers the payload's stdio and
+	 * channels take, so placing one never clobbers another. */
+	int *all[] = {&c->status_wr, &c->stdin_rd, &c->stdout_wr, &c->stderr_wr,
+		      &c->notify_wr, &c->result_wr, &c->key_rd};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (lift(all[i]) < 0) {
+			report_error(orig->status_wr, "moving descriptors");
+			_exit(127);
+		}
 	int st = c->status_wr;
 	STEP(st, setsid(), "setsid");
 	/* The daemon blocks and ignores signals for itself; a job starts clean. */
@@ -138,9 +189,17 @@ static void payload_main(const struct jail_child *c)
 	STEP(st, dup2(c->stdin_rd, 0), "stdin");
 	STEP(st, dup2(c->stdout_wr, 1), "stdout");
 	STEP(st, dup2(c->stderr_wr, 2), "stderr");
+	if (c->result_wr >= 0) {
+		STEP(st, dup2(c->result_wr, 3), "result channel");
+		STEP(st, dup2(c->key_rd, 4), "key channel");
+	}
 	close(c->stdin_rd);
 	close(c->stdout_wr);
 	close(c->stderr_wr);
+	if (c->result_wr >= 0) {
+		close(c->result_wr);
+		close(c->key_rd);
+	}
 	STEP(st, rlimits_apply(&s->rl), "rlimits");
 	STEP(st, caps_drop_bounding(), "capability bounding set");
 	STEP(st, uid_apply(s->uid, s->gid), "uid/gid");
@@ -193,9 +252,9 @@ int jail_child_main(void *arg)
 	/* Die with the daemon, then wait until it has put us into the job's
 	 * cgroup (EOF here means the daemon is gone or gave up). */
 	STEP(st, prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
-	int keep[] = {c->sync_rd, c->status_wr, c->stdin_rd, c->stdout_wr, c->stderr_wr,
-		      c->notify_wr};
-	STEP(st, close_all_except(keep, 6), "closing inherited descriptors");
+	int keep[] = {c->sync_rd,  c->status_wr, c->stdin_rd, c->stdout_wr,
+		      c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
+	STEP(st, close_all_except(keep, 8), "closing inherited descriptors");
 	char go;
 	if (read(c->sync_rd, &go, 1) != 1)
 		_exit(1);
@@ -216,6 +275,10 @@ int jail_child_main(void *arg)
 	close(c->stdout_wr);
 	close(c->stderr_wr);
 	close(c->notify_wr);
+	if (c->result_wr >= 0) {
+		close(c->result_wr);
+		close(c->key_rd);
+	}
 	/* init stays uid 0 (so the payload's uid cannot signal or ptrace it) but
 	 * keeps no capability and cannot be read through /proc/1/mem. */
 	STEP(st, caps_drop_bounding(), "init capability bounding set");

@@ -18,7 +18,17 @@
 struct jail_spec {
 	const struct profile *prof;
 	struct proto_limits lim;
-	const struct proto_request *req; /* code, stdin, files */
+	const struct proto_request *req; /* files */
+	const char *code, *stdin_data; /* default: the request's */
+	size_t code_len, stdin_len;
+	/* Test requests run the in-jail runner on a job description instead of
+	 * main.py; both are written into the read-only root. */
+	bool runner;
+	const char *runner_src, *job_json;
+	size_t runner_len, job_len;
+	char key[33];          /* result-channel key, handed over on a pipe */
+	char root_opts[64];    /* the root tmpfs, sized for the runner files */
+	char hashseed_env[40]; /* PYTHONHASHSEED=… when the request has a seed */
 	uid_t uid;
 	gid_t gid;
 	const char *root_dir; /* empty host dir the job's root tmpfs is mounted on */
@@ -28,7 +38,7 @@ struct jail_spec {
 	char group[96];
 	struct rlimit_set rl;
 	const char *argv[PROFILE_MAX_ARGS + 3];
-	const char *envp[8];
+	const char *envp[10];
 	bool use_cgroup; /* the parent attaches the job before letting it go */
 };
 
@@ -49,18 +59,31 @@ struct jail_result {
 	uint64_t cpu_ns; /* from the cgroup when there is one */
 	long cpu_limit_ms;
 	bool leftover;   /* processes remained after the kill (logged; never expected) */
+	bool watchdog;   /* a test ran past its time limit and the job was stopped */
+};
+
+/* Test runs: what supervise() does with the result channel's lines. */
+struct jail_hooks {
+	void (*on_record)(void *ctx, const char *line, size_t len, uint64_t now_ns);
+	/* Monotonic time by which the running test must end, or 0. */
+	uint64_t (*deadline)(void *ctx);
+	void *ctx;
 };
 
 int jail_spec_init(struct jail_spec *s, const struct profile *p, const struct proto_limits *lim,
 		   const struct proto_request *req, uid_t uid, gid_t gid, const char *root_dir,
 		   bool use_cgroup);
+/* Switches the spec to the runner: argv, root size, key, PYTHONHASHSEED. */
+void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t runner_len,
+			  const char *job_json, size_t job_len, const char *key, long long seed);
 
 /* Runs one job to completion: clone into fresh namespaces, attach the cgroup
  * (cg may be NULL without cgroups), feed stdin, collect capped output,
  * enforce wall/CPU/output limits, watch seccomp, kill and reap everything.
  * cancel_fd becomes readable when the client went away. Never returns with a
  * process of the job alive. */
-void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struct jail_result *r);
+void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd,
+	      const struct jail_hooks *hooks, struct jail_result *r);
 void jail_result_free(struct jail_result *r);
 
 /* Child side, used by jail_run through clone(): the ordered list of layers. */

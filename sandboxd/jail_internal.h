@@ -13,6 +13,8 @@ struct jail_child {
 	int status_wr; /* jail_msg records to the daemon; never reaches the payload's exec */
 	int stdin_rd, stdout_wr, stderr_wr;
 	int notify_wr; /* the payload sends its seccomp listener fd here */
+	int result_wr; /* test runs: becomes fd 3 of the payload, else -1 */
+	int key_rd;    /* test runs: becomes fd 4 of the payload, else -1 */
 };
 
 enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2 };

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
 		"                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
-		"                [--queue N] [--max-request BYTES] [--no-cgroups]\n"
+		"                [--queue N] [--max-request BYTES] [--runner FILE] [--no-cgroups]\n"
 		"Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 		"(default /run/sandboxd.sock). See docs/protocol.md.\n");
 }
@@ -39,9 +39,9 @@ static int parse_num(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-/* Default policies dir: ../policies next to the binary (a build tree), else
- * the installed location. */
-static void default_policies(char *buf, size_t len)
+/* Default data paths: `rel` beside the build dir holding the binary (a
+ * source tree), else the installed location. */
+static void default_path(const char *rel, const char *installed, char *buf, size_t len)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -50,15 +50,30 @@ static void default_policies(char *buf, size_t len)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(buf, len, "%.4000s/../policies", exe);
+			snprintf(buf, len, "%.3000s/../%s", exe, rel);
 			if (access(buf, R_OK) == 0)
 				return;
 		}
 	}
-	snprintf(buf, len, "/usr/local/share/sandboxd/policies");
+	snprintf(buf, len, "%s", installed);
 }
 
-static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t pollen)
+static int load_runner(const char *path, struct config *c)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	c->runner_src = malloc(1 << 20);
+	size_t n = c->runner_src ? fread(c->runner_src, 1, 1 << 20, f) : 0;
+	fclose(f);
+	if (n == 0 || n == 1 << 20)
+		return -1;
+	c->runner_len = n;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t pollen,
+		      char *runner, size_t runnerlen)
 {
 	long v;
 	for (int i = 1; i < argc; i++) {
@@ -77,6 +92,8 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 			c->socket_path = val;
 		} else if (strcmp(a, "--policies") == 0) {
 			snprintf(pol, pollen, "%s", val);
+		} else if (strcmp(a, "--runner") == 0) {
+			snprintf(runner, runnerlen, "%s", val);
 		} else if (strcmp(a, "--state-dir") == 0) {
 			snprintf(c->state_dir, sizeof c->state_dir, "%s", val);
 		} else if (strcmp(a, "--workers") == 0 && parse_num(val, 1, 256, &v) == 0) {
@@ -128,15 +145,17 @@ static int prepare_state_dir(struct config *c)
 int main(int argc, char **argv)
 {
 	static struct config cfg;
-	char pol[PATH_MAX], err[512];
+	char pol[PATH_MAX], runner[PATH_MAX], err[512];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	cfg.socket_path = "/run/sandboxd.sock";
 	cfg.workers = ncpu > 0 ? (int)ncpu : 1;
 	cfg.uid_base = 61000;
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
 	proto_bounds_default(&cfg.bounds);
-	default_policies(pol, sizeof pol);
-	if (parse_args(argc, argv, &cfg, pol, sizeof pol) < 0)
+	default_path("policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
+	default_path("sandboxd/runner/runner.py", "/usr/local/share/sandboxd/runner.py", runner,
+		     sizeof runner);
+	if (parse_args(argc, argv, &cfg, pol, sizeof pol, runner, sizeof runner) < 0)
 		return 2;
 	if (!cfg.queue_capacity)
 		cfg.queue_capacity = (size_t)cfg.workers * 64;
@@ -148,6 +167,11 @@ int main(int argc, char **argv)
 	}
 	if (profile_load_dir(cfg.policies_dir, true, &cfg.profiles, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
+	if (load_runner(runner, &cfg) < 0) {
+		fprintf(stderr, "sandboxd: test runner %s: %s\n", runner,
+			errno ? strerror(errno) : "empty or larger than 1 MiB");
 		return 1;
 	}
 	if (caps_init() < 0 || prepare_state_dir(&cfg) < 0) {
@@ -193,6 +217,7 @@ int main(int argc, char **argv)
 		log_msg("cleanup: %s", err);
 	rmdir(cfg.root_dir);
 	profile_set_free(&cfg.profiles);
+	free(cfg.runner_src);
 	log_msg("stopped");
 	return 0;
 }

@@ -81,15 +81,28 @@ static int bind_ro(const char *src, int optional, unsigned long extra)
 	return mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | RO | extra, NULL);
 }
 
-static int write_file(const char *path, const char *text, mode_t mode)
+static int write_bytes(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	size_t n = strlen(text);
-	ssize_t w = write(fd, text, n);
-	close(fd);
-	return w == (ssize_t)n ? 0 : -1;
+	while (len > 0) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		data += w;
+		len -= (size_t)w;
+	}
+	return close(fd);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	return write_bytes(path, text, strlen(text));
 }
 
 static int link_or_bind_top(const char *p)
@@ -115,11 +128,9 @@ static int setup_etc(const struct jail_spec *s)
 	for (int i = 0; etc_binds[i]; i++)
 		if (bind_ro(etc_binds[i], 1, 0) < 0)
 			return -1;
-	if (write_file("etc/hosts", "127.0.0.1 localhost\n::1 localhost ip6-localhost\n", 0644) <
-		    0 ||
-	    write_file("etc/hostname", "sandbox\n", 0644) < 0 ||
-	    write_file("etc/passwd", s->passwd, 0644) < 0 ||
-	    write_file("etc/group", s->group, 0644) < 0)
+	if (write_file("etc/hosts", "127.0.0.1 localhost\n::1 localhost ip6-localhost\n") < 0 ||
+	    write_file("etc/hostname", "sandbox\n") < 0 || write_file("etc/passwd", s->passwd) < 0 ||
+	    write_file("etc/group", s->group) < 0)
 		return -1;
 	return 0;
 }
@@ -172,7 +183,7 @@ int mounts_apply(const struct jail_spec *s)
 	/* First, before any mount: nothing made below may propagate to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -1;
-	if (mount("tmpfs", s->root_dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") < 0 ||
+	if (mount("tmpfs", s->root_dir, "tmpfs", MS_NOSUID | MS_NODEV, s->root_opts) < 0 ||
 	    chdir(s->root_dir) < 0)
 		return -1;
 	if (bind_ro("/usr", 0, 0) < 0)
@@ -187,6 +198,13 @@ int mounts_apply(const struct jail_spec *s)
 			return -1;
 	if (setup_proc() < 0 || setup_dev(s) < 0)
 		return -1;
+	/* The runner and its job live in the root, which becomes read-only:
+	 * the candidate can read its tests (it shares their process anyway)
+	 * but cannot rewrite them for a later step. */
+	if (s->runner && (mkdir("sandboxd", 0755) < 0 ||
+			  write_bytes("sandboxd/runner.py", s->runner_src, s->runner_len) < 0 ||
+			  write_bytes("sandboxd/job.json", s->job_json, s->job_len) < 0))
+		return -1;
 	if (mkdir("tmp", 01777) < 0 ||
 	    mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0 ||
 	    mkdir("work", 0755) < 0 ||
@@ -199,25 +217,6 @@ int mounts_apply(const struct jail_spec *s)
 	return mount(NULL, "/", NULL, MS_BIND | MS_REMOUNT | RO, NULL);
 }
 
-static int write_one(const char *path, const char *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return close(fd);
-}
-
 int mounts_write_files(const struct jail_spec *s)
 {
 	if (chdir("/work") < 0)
@@ -227,8 +226,8 @@ int mounts_write_files(const struct jail_spec *s)
 	 * /work, and O_EXCL|O_NOFOLLOW refuse anything already there. */
 	for (size_t i = 0; i < s->req->nfiles; i++) {
 		const struct proto_file *f = &s->req->files[i];
-		if (make_path(f->path, 0) < 0 || write_one(f->path, f->data, f->len) < 0)
+		if (make_path(f->path, 0) < 0 || write_bytes(f->path, f->data, f->len) < 0)
 			return -1;
 	}
-	return write_one("main.py", s->req->code, s->req->code_len);
+	return s->runner ? 0 : write_bytes("main.py", s->code, s->code_len);
 }

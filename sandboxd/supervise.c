@@ -90,11 +90,63 @@ static int recv_fd(int sock)
 }
 
 
+#define RESULT_LINE_MAX (1u << 20)
+#define RESULT_TOTAL_MAX (64u << 20)
+
+/* The test runner's result channel, split into lines for the hooks. */
+struct results {
+	int fd;
+	char *buf;
+	size_t len, total;
+	bool skipping; /* inside a line longer than RESULT_LINE_MAX */
+};
+
 /* The job's files: pipes and the cancel/notify channels. */
 struct job_fds {
-	int sync_w, status_r, stdin_w, notify_r, listener, pidfd;
+	int sync_w, status_r, stdin_w, notify_r, listener, pidfd, key_w;
 	struct stream out, err;
+	struct results res;
 };
+
+static void read_results(struct results *rs, const struct jail_hooks *h)
+{
+	char tmp[65536];
+	ssize_t n = read(rs->fd, tmp, sizeof tmp);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(rs->fd);
+		rs->fd = -1;
+		return;
+	}
+	/* Past the total bound the channel is drained but no longer parsed, so a
+	 * flood can neither block the job nor grow the daemon. */
+	if (rs->total > RESULT_TOTAL_MAX || !h)
+		return;
+	rs->total += (size_t)n;
+	uint64_t now = now_ns();
+	for (ssize_t i = 0; i < n; i++) {
+		char ch = tmp[i];
+		if (ch == '\n') {
+			if (!rs->skipping)
+				h->on_record(h->ctx, rs->buf ? rs->buf : "", rs->len, now);
+			else
+				h->on_record(h->ctx, NULL, 0, now); /* counted as a bad record */
+			rs->skipping = false;
+			rs->len = 0;
+			continue;
+		}
+		if (rs->skipping)
+			continue;
+		if (rs->len == RESULT_LINE_MAX) {
+			rs->skipping = true;
+			continue;
+		}
+		if (!rs->buf && !(rs->buf = malloc(RESULT_LINE_MAX)))
+			return;
+		rs->buf[rs->len++] = ch;
+	}
+}
 
 static void close_fd(int *fd)
 {
@@ -120,10 +172,10 @@ static void kill_job(pid_t pid, bool *killed)
 	*killed = true;
 }
 
-static void feed_stdin(struct job_fds *f, const struct proto_request *req, size_t *off)
+static void feed_stdin(struct job_fds *f, const struct jail_spec *s, size_t *off)
 {
-	while (*off < req->stdin_len) {
-		ssize_t w = write(f->stdin_w, req->stdin_data + *off, req->stdin_len - *off);
+	while (*off < s->stdin_len) {
+		ssize_t w = write(f->stdin_w, s->stdin_data + *off, s->stdin_len - *off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN)
@@ -187,8 +239,9 @@ static int ncpus(void)
 
 /* The supervision loop: returns when the job's init has been reaped and its
  * output streams are closed (or DRAIN_MS after init died). */
-static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, pid_t pid,
-		      struct job_fds *f, struct jail_result *r, uint64_t t0)
+static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_fd,
+		      const struct jail_hooks *hooks, pid_t pid, struct job_fds *f,
+		      struct jail_result *r, uint64_t t0)
 {
 	uint64_t wall_deadline = t0 + (uint64_t)s->lim.wall_ms * 1000000u;
 	uint64_t cpu_limit = (uint64_t)s->lim.cpu_ms * 1000000u, next_cpu_check = t0;
@@ -196,11 +249,16 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 	size_t stdin_off = 0;
 	bool killed = false, reaped = false;
 	int cores = ncpus();
-	feed_stdin(f, s->req, &stdin_off);
-	while (!(reaped && f->out.fd < 0 && f->err.fd < 0)) {
+	feed_stdin(f, s, &stdin_off);
+	while (!(reaped && f->out.fd < 0 && f->err.fd < 0 && f->res.fd < 0)) {
 		uint64_t now = now_ns();
 		if (reaped && now - reaped_at > (uint64_t)DRAIN_MS * 1000000u)
 			break;
+		uint64_t test_deadline = hooks && hooks->deadline ? hooks->deadline(hooks->ctx) : 0;
+		if (!killed && test_deadline && now >= test_deadline) {
+			r->watchdog = true;
+			kill_job(pid, &killed);
+		}
 		if (!killed && now >= wall_deadline) {
 			r->hit = HIT_WALL;
 			kill_job(pid, &killed);
@@ -220,9 +278,9 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 				next_cpu_check = UINT64_MAX;
 			}
 		}
-		struct pollfd p[8];
+		struct pollfd p[9];
 		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1, ip_ls = -1,
-		    ip_pid = -1, ip_cancel = -1;
+		    ip_pid = -1, ip_cancel = -1, ip_res = -1;
 #define ADD(fd_, ev, idx)                                                                          \
 	if ((fd_) >= 0) {                                                                          \
 		p[n].fd = (fd_);                                                                   \
@@ -238,10 +296,13 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 		ADD(f->listener, POLLIN, ip_ls);
 		ADD(reaped ? -1 : f->pidfd, POLLIN, ip_pid);
 		ADD(cancel_fd, POLLIN, ip_cancel);
+		ADD(f->res.fd, POLLIN, ip_res);
 #undef ADD
 		uint64_t until = killed ? now + 10000000u : wall_deadline;
 		if (cg && !killed && next_cpu_check < until)
 			until = next_cpu_check;
+		if (!killed && test_deadline && test_deadline < until)
+			until = test_deadline;
 		if (f->pidfd < 0 && !reaped && until > now + 10000000u)
 			until = now + 10000000u; /* no pidfd: poll waitpid */
 		if (reaped)
@@ -260,7 +321,9 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 			kill_job(pid, &killed);
 		}
 		if (ip_in >= 0 && p[ip_in].revents)
-			feed_stdin(f, s->req, &stdin_off);
+			feed_stdin(f, s, &stdin_off);
+		if (ip_res >= 0 && p[ip_res].revents)
+			read_results(&f->res, hooks);
 		if (ip_st >= 0 && p[ip_st].revents)
 			read_status(f, r);
 		if (ip_nt >= 0 && p[ip_nt].revents) {
@@ -293,22 +356,25 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 	}
 }
 
-void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struct jail_result *r)
+void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd,
+	      const struct jail_hooks *hooks, struct jail_result *r)
 {
-	int pp[5][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}}, sv[2] = {-1, -1};
+	int pp[7][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+	int sv[2] = {-1, -1}, npipes = s->runner ? 7 : 5;
 	memset(r, 0, sizeof *r);
 	r->violation_nr = -1;
 	r->cpu_limit_ms = s->lim.cpu_ms;
 	struct job_fds f = {.sync_w = -1, .status_r = -1, .stdin_w = -1, .notify_r = -1,
-			    .listener = -1, .pidfd = -1};
-	if (make_pipes(pp, 5) < 0 ||
+			    .listener = -1, .pidfd = -1, .key_w = -1};
+	f.out.fd = f.err.fd = f.res.fd = -1;
+	if (make_pipes(pp, npipes) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		set_error(r, "pipe", errno);
 		goto out;
 	}
 	struct jail_child c = {.spec = s, .sync_rd = pp[0][0], .status_wr = pp[1][1],
 			       .stdin_rd = pp[2][0], .stdout_wr = pp[3][1], .stderr_wr = pp[4][1],
-			       .notify_wr = sv[1]};
+			       .notify_wr = sv[1], .result_wr = pp[5][1], .key_rd = pp[6][0]};
 	char *stack = malloc(CHILD_STACK);
 	if (!stack) {
 		set_error(r, "stack", ENOMEM);
@@ -333,7 +399,10 @@ void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struc
 	f.err = (struct stream){pp[4][0], &r->err, &r->err_len, &r->err_trunc,
 				(size_t)s->lim.output_kb * 1024};
 	pp[3][0] = pp[4][0] = -1;
-	for (int i = 0; i < 5; i++)
+	f.res.fd = pp[5][0];
+	f.key_w = pp[6][1];
+	pp[5][0] = pp[6][1] = -1;
+	for (int i = 0; i < 7; i++)
 		for (int j = 0; j < 2; j++)
 			close_fd(&pp[i][j]);
 	close_fd(&sv[1]);
@@ -341,6 +410,8 @@ void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struc
 	fcntl(f.status_r, F_SETFL, O_NONBLOCK);
 	fcntl(f.out.fd, F_SETFL, O_NONBLOCK);
 	fcntl(f.err.fd, F_SETFL, O_NONBLOCK);
+	if (f.res.fd >= 0)
+		fcntl(f.res.fd, F_SETFL, O_NONBLOCK);
 	f.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	/* The job may only start once it is inside its cgroup, or its first
 	 * allocations and forks would escape the limits. */
@@ -352,7 +423,11 @@ void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struc
 		kill(pid, SIGKILL);
 	}
 	close_fd(&f.sync_w);
-	supervise(s, cg, cancel_fd, pid, &f, r, t0);
+	/* The key is 32 bytes, far below the pipe's capacity: this never blocks. */
+	if (f.key_w >= 0 && write(f.key_w, s->key, strlen(s->key)) != (ssize_t)strlen(s->key))
+		set_error(r, "key channel", errno);
+	close_fd(&f.key_w);
+	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
 	if (cg) {
 		if (cg_job_kill(cg, 2000) < 0)
 			r->leftover = true;
@@ -361,7 +436,7 @@ void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd, struc
 			r->cpu_ns = ns;
 	}
 out:
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		for (int j = 0; j < 2; j++)
 			close_fd(&pp[i][j]);
 	close_fd(&sv[0]);
@@ -374,6 +449,9 @@ out:
 	close_fd(&f.pidfd);
 	close_fd(&f.out.fd);
 	close_fd(&f.err.fd);
+	close_fd(&f.res.fd);
+	close_fd(&f.key_w);
+	free(f.res.buf);
 }
 
 void jail_result_free(struct jail_result *r)
