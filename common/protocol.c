@@ -121,7 +121,7 @@ int proto_check_path(const char *path, const struct proto_bounds *b, char *msg, 
 			why = "path too deep";
 		p = end ? end + 1 : p + n;
 	}
-	if (!why && strcmp(path, "main.py") == 0)
+	if (!why && (strcmp(path, "main.py") == 0 || strncmp(path, "main.py/", 8) == 0))
 		why = "main.py is reserved for the code";
 	if (why)
 		snprintf(msg, msglen, "%s", why);
@@ -470,8 +470,8 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 		goto out;
 	}
 	json_t *op = json_object_get(root, F_OP);
-	if (op && !json_is_string(op)) {
-		fail(err, E_BAD_REQUEST, "\"op\" must be a string");
+	if (op && (!json_is_string(op) || strlen(json_string_value(op)) != json_string_length(op))) {
+		fail(err, E_BAD_REQUEST, "\"op\" must be a string without NUL bytes");
 		goto out;
 	}
 	if (!op || strcmp(json_string_value(op), "run") == 0) {

@@ -140,7 +140,10 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 			seccomp = json_string_value(v);
 		} else if (strcmp(key, "limits") == 0) {
 			limits = v;
-		} else if (strcmp(key, "description") != 0) {
+		} else if (strcmp(key, "description") == 0) {
+			if (!json_is_string(v))
+				return perr(err, errlen, "%s: description: must be a string", fname);
+		} else {
 			return perr(err, errlen, "%s: %s: unknown field", fname, key);
 		}
 		if (rc < 0)
@@ -148,9 +151,13 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 	}
 	if (!p->interpreter[0])
 		return perr(err, errlen, "%s: interpreter: missing", fname);
-	if (access(p->interpreter, X_OK) < 0)
+	struct stat st;
+	if (stat(p->interpreter, &st) < 0 || access(p->interpreter, X_OK) < 0)
 		return perr(err, errlen, "%s: interpreter: \"%s\": %s", fname, p->interpreter,
 			    strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return perr(err, errlen, "%s: interpreter: \"%s\" is not a regular file", fname,
+			    p->interpreter);
 	if (!interpreter_reachable(p))
 		return perr(err, errlen,
 			    "%s: interpreter: \"%s\" is neither under /usr nor under a "
@@ -176,7 +183,10 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/%s", dir, seccomp) >= (int)sizeof path)
 		return perr(err, errlen, "%s: seccomp: path too long", fname);
-	return scmp_load_file(path, want_notify, &p->seccomp, err, errlen);
+	char why[400];
+	if (scmp_load_file(path, want_notify, &p->seccomp, why, sizeof why) < 0)
+		return perr(err, errlen, "%s: seccomp: %s", fname, why);
+	return 0;
 }
 
 int profile_load_text(const char *dir, const char *fname, const char *text, bool want_notify,
@@ -218,8 +228,8 @@ static char *read_small(const char *path, char *err, size_t errlen)
 	bool too_big = buf && n == (1 << 20) - 1;
 	fclose(f);
 	if (!buf || too_big) {
-		free(buf);
 		perr(err, errlen, "%s: %s", path, buf ? "larger than 1 MiB" : "out of memory");
+		free(buf);
 		return NULL;
 	}
 	buf[n] = '\0';
