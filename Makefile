@@ -6,7 +6,10 @@ SAN ?=
 OPT ?= -O2
 PKGS := libseccomp libcap jansson
 DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
-	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd
+	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc
+# What the benchmark tasks (BigCodeBench) import inside the jail.
+PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
+	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz
 
 CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(OPT) -g $(SAN) \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -28,7 +31,7 @@ HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+	@missing=""; for p in $(DEB_PKGS) $(PY_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \

@@ -58,8 +58,10 @@ char *fb_trim(const char *s, size_t max)
 	size_t tail_start = len - (max - max / 2);
 	while (tail_start < len && ((unsigned char)s[tail_start] & 0xc0) == 0x80)
 		tail_start++;
-	snprintf(marker, sizeof marker, "\n... [%zu characters trimmed] ...\n",
-		 tail_start - head);
+	size_t chars = 0;
+	for (size_t i = head; i < tail_start; i++)
+		chars += ((unsigned char)s[i] & 0xc0) != 0x80;
+	snprintf(marker, sizeof marker, "\n... [%zu characters trimmed] ...\n", chars);
 	size_t ml = strlen(marker), tl = len - tail_start;
 	char *out = malloc(head + ml + tl + 1);
 	if (!out)
@@ -82,7 +84,7 @@ static char *str_field(json_t *o, const char *key, size_t max)
 static int find_test(struct fb_run *f, const char *name)
 {
 	if (f->hint < f->ntests && strcmp(f->tests[f->hint].name, name) == 0)
-		return (int)f->hint;
+		return (int)f->hint++;
 	for (size_t i = 0; i < f->ntests; i++)
 		if (strcmp(f->tests[i].name, name) == 0) {
 			f->hint = i + 1;
@@ -113,23 +115,50 @@ int fb_add_test(struct fb_run *f, const char *name, enum proto_outcome o, const 
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names must be non-empty, bounded and unique (sorted, so 10,000 are cheap). */
+static bool plan_names_ok(json_t *tests)
+{
+	size_t n = json_array_size(tests), i;
+	json_t *v;
+	const char **names = malloc((n ? n : 1) * sizeof *names);
+	bool ok = names != NULL;
+	json_array_foreach(tests, i, v)
+	{
+		if (!ok || !json_is_string(v) || json_string_length(v) == 0 ||
+		    json_string_length(v) > MAX_NAME ||
+		    strlen(json_string_value(v)) != json_string_length(v)) {
+			ok = false;
+			break;
+		}
+		names[i] = json_string_value(v);
+	}
+	if (ok) {
+		qsort(names, n, sizeof *names, cmp_str);
+		for (i = 1; i < n && ok; i++)
+			ok = strcmp(names[i - 1], names[i]) != 0;
+	}
+	free(names);
+	return ok;
+}
+
 static bool on_plan(struct fb_run *f, json_t *o)
 {
 	json_t *tests = json_object_get(o, "tests"), *v;
 	size_t i;
-	if (f->have_plan || !f->have_compile || !f->compile_ok || !json_is_array(tests) ||
-	    json_array_size(tests) > 100000)
+	/* Only the first plan record after the compile record counts, valid or
+	 * not: the runner sends it before any candidate code runs; anything
+	 * later may be forged. */
+	bool first = !f->plan_seen;
+	if (f->have_compile)
+		f->plan_seen = true;
+	if (!first || f->have_plan || !f->have_compile || !f->compile_ok || !json_is_array(tests) ||
+	    json_array_size(tests) > 100000 || !plan_names_ok(tests))
 		return false;
-	json_array_foreach(tests, i, v)
-	{
-		if (!json_is_string(v) || json_string_length(v) == 0 ||
-		    json_string_length(v) > MAX_NAME)
-			return false;
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(json_string_value(json_array_get(tests, k)),
-				   json_string_value(v)) == 0)
-				return false;
-	}
 	json_array_foreach(tests, i, v)
 	{
 		if (fb_add_test(f, json_string_value(v), (enum proto_outcome) - 1, NULL, NULL, 0) <
@@ -146,7 +175,9 @@ static bool on_compile(struct fb_run *f, json_t *o)
 {
 	json_t *ok = json_object_get(o, "ok"), *errs = json_object_get(o, "errors"), *e;
 	size_t i;
-	if (f->have_compile || !json_is_boolean(ok))
+	bool first = !f->compile_seen;
+	f->compile_seen = true;
+	if (!first || !json_is_boolean(ok))
 		return false;
 	f->have_compile = true;
 	f->compile_ok = json_is_true(ok);
@@ -205,8 +236,11 @@ static bool on_result(struct fb_run *f, json_t *o)
 	json_t *dur = json_object_get(o, "duration_ms");
 	int i = name && f->have_plan ? find_test(f, name) : -1;
 	int outcome = oc ? proto_outcome_parse(oc) : -1;
-	/* First result wins: a forged result sent later changes nothing. */
+	/* First result wins: a forged result sent later changes nothing. A pass
+	 * for a test that never started is refused (a failure is believed). */
 	if (i < 0 || outcome < 0 || f->tests[i].outcome >= 0)
+		return false;
+	if (!f->tests[i].started && (outcome == OUT_PASSED || outcome == OUT_SKIPPED))
 		return false;
 	struct fb_test *t = &f->tests[i];
 	t->started = true;
@@ -369,9 +403,9 @@ void fb_to_json(const struct fb_run *f, const struct proto_request *req, json_t 
 						       (json_int_t)t->duration_ms));
 	}
 	json_object_set_new(resp, R_COMPILE,
-			    json_pack("{s:b,s:O}", C_OK, f->have_compile && f->compile_ok,
-				      C_ERRORS,
-				      f->compile_errors ? f->compile_errors : json_array()));
+			    json_pack("{s:b,s:o}", C_OK, f->have_compile && f->compile_ok, C_ERRORS,
+				      f->compile_errors ? json_incref(f->compile_errors)
+							: json_array()));
 	json_object_set_new(resp, R_TESTS, tests);
 	json_object_set_new(resp, R_SUMMARY,
 			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", S_TOTAL, (json_int_t)f->ntests,

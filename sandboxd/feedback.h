@@ -24,7 +24,8 @@ struct fb_test {
 struct fb_run {
 	char key[33];
 	uint64_t test_timeout_ns; /* 0: no per-test limit */
-	bool have_compile, compile_ok;
+	bool compile_seen, have_compile, compile_ok;
+	bool plan_seen;
 	json_t *compile_errors;
 	char *compile_feedback;
 	bool have_plan;

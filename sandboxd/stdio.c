@@ -45,13 +45,13 @@ static size_t count_lines(const char *p, size_t len)
 static bool parse_num(const char *s, size_t n, double *v)
 {
 	char tmp[128];
-	if (n == 0 || n >= sizeof tmp)
+	if (n == 0 || n >= sizeof tmp || memchr(s, '\0', n))
 		return false;
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
 	char *end;
 	*v = strtod(tmp, &end);
-	return *end == '\0' && isfinite(*v);
+	return end == tmp + n && isfinite(*v);
 }
 
 static bool tokens_match(const char *a, size_t an, const char *b, size_t bn, double tol)
