@@ -329,6 +329,12 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 		if (ip_nt >= 0 && p[ip_nt].revents) {
 			f->listener = recv_fd(f->notify_r);
 			close_fd(&f->notify_r);
+			/* Without its listener a kill-listed syscall would get ENOSYS
+			 * instead of stopping the job: never run a job that way. */
+			if (f->listener < 0 && s->prof->seccomp.notify && !r->have_status) {
+				set_error(r, "seccomp listener not received", EPROTO);
+				kill_job(pid, &killed);
+			}
 		}
 		if (ip_ls >= 0 && p[ip_ls].revents)
 			on_notify(f, r, pid, &killed);
