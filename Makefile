@@ -27,7 +27,8 @@ INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRC))
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
 
-.PHONY: all deps run check unit integration asan check-asan format lint clean
+SHELL := /bin/bash
+.PHONY: all deps run check unit runner-tests integration asan check-asan format lint clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 
 deps:
@@ -64,12 +65,18 @@ $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsbx.a $(HELPER_OBJ)
 unit: $(UNIT_BIN)
 	@tests/run_suite.sh unit $(UNIT_BIN)
 
+# The in-jail runner's own suite (Python's unittest, run outside the jail).
+runner-tests:
+	@start=$$(date +%s); /usr/bin/python3 tests/runner/test_runner.py 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; \
+	  echo "[runner] suite took $$(( $$(date +%s) - start )) s"; exit $$rc
+
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
 	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory runner-tests
 	@$(MAKE) --no-print-directory integration
 
 asan:

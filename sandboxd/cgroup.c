@@ -300,8 +300,9 @@ static int cg_job_dirs(const struct cg_job *j, const char **v)
 	return cg_dirs(v, j->v2, j->v1_memory, j->v1_pids, j->v1_cpuacct);
 }
 
-static int cg_clean_stale(const char *jobs, char *err, size_t errlen)
+static int cg_clean_stale(const char *jobs, const char *instance, char *err, size_t errlen)
 {
+	size_t il = strlen(instance);
 	DIR *d = opendir(jobs);
 	if (!d)
 		return cg_err(err, errlen, errno, "opendir %s", jobs);
@@ -311,6 +312,8 @@ static int cg_clean_stale(const char *jobs, char *err, size_t errlen)
 		char p[PATH_MAX];
 		struct stat st;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (il && (strncmp(de->d_name, instance, il) != 0 || de->d_name[il] != '-'))
 			continue;
 		if (cg_join(p, jobs, de->d_name) < 0)
 			rc = cg_err(err, errlen, errno, "%s/%s", jobs, de->d_name);
@@ -372,7 +375,7 @@ int cg_setup(struct cg_root *r, char *err, size_t errlen)
 		if (mkdir(v[i], 0755) < 0 && errno != EEXIST)
 			return cg_err(err, errlen, errno, "mkdir %s", v[i]);
 	for (int i = 0; i < n; i++)
-		if (cg_clean_stale(v[i], err, errlen) < 0)
+		if (cg_clean_stale(v[i], r->instance, err, errlen) < 0)
 			return -1;
 	return 0;
 }

@@ -22,6 +22,10 @@ struct cg_root {
 	char v1_pids[PATH_MAX];
 	char v1_cpuacct[PATH_MAX]; /* "" when cpuacct is not mounted */
 	bool v1_memsw;             /* memory.memsw.* present (swap accounting) */
+	/* Prefix of this daemon instance's job names ("" = all): stale cleanup
+	 * only touches "<instance>-*", so daemons on other sockets sharing the
+	 * same cgroup keep their jobs. */
+	char instance[32];
 };
 
 /* 0 is refused; UINT64_MAX means "max" (no limit). */

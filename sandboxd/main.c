@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,27 @@ static int prepare_state_dir(struct config *c)
 	return mkdir(c->root_dir, 0755);
 }
 
+/* Job cgroups are named after the socket, so a restart on the same socket
+ * finds (and removes) what its crashed predecessor left, while daemons on
+ * other sockets in the same cgroup are left alone. */
+static void set_instance(struct config *c)
+{
+	/* The directory is resolved (the socket itself may not exist yet). */
+	char dir[PATH_MAX], abs[PATH_MAX], key[2 * PATH_MAX + 2];
+	snprintf(dir, sizeof dir, "%s", c->socket_path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	if (slash)
+		*slash = '\0';
+	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", abs))
+		snprintf(abs, sizeof abs, "%s", slash ? dir : ".");
+	snprintf(key, sizeof key, "%s/%s", abs, base);
+	uint32_t h = 2166136261u;
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(c->cg.instance, sizeof c->cg.instance, "s%08x", h);
+}
+
 int main(int argc, char **argv)
 {
 	static struct config cfg;
@@ -181,7 +203,7 @@ int main(int argc, char **argv)
 	if (cfg.no_cgroups) {
 		cfg.cg.version = CG_NONE;
 	} else if (cg_detect_system(&cfg.cg, err, sizeof err) < 0 ||
-		   cg_setup(&cfg.cg, err, sizeof err) < 0) {
+		   (set_instance(&cfg), cg_setup(&cfg.cg, err, sizeof err)) < 0) {
 		log_msg("cgroups unavailable (%s): limits fall back to rlimits", err);
 		cfg.cg.version = CG_NONE;
 	}

@@ -70,7 +70,7 @@ static void fail_message(const struct fb_run *fb, char *msg, size_t len)
 	for (size_t i = 0; i < fb->ntests; i++)
 		if (fb->tests[i].outcome >= 0)
 			n[fb->tests[i].outcome]++;
-	snprintf(msg, len, "%zu of %zu tests did not pass (%zu failed, %zu errors, %zu timeouts)",
+	snprintf(msg, len, "%zu of %zu tests did not pass: %zu failed, %zu errors, %zu timeouts",
 		 n[OUT_FAILED] + n[OUT_ERROR] + n[OUT_TIMEOUT], fb->ntests, n[OUT_FAILED],
 		 n[OUT_ERROR], n[OUT_TIMEOUT]);
 }

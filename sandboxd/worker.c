@@ -37,7 +37,8 @@ void run_once(const struct config *cfg, int slot, const struct job *j, const str
 	o->r.violation_nr = -1;
 	if (use_cg) {
 		char name[64];
-		snprintf(name, sizeof name, "job-%d-%" PRIuFAST64, slot, atomic_fetch_add(&g_seq, 1));
+		snprintf(name, sizeof name, "%s-%d-%" PRIuFAST64, cfg->cg.instance, slot,
+			 atomic_fetch_add(&g_seq, 1));
 		struct cg_limits cl = {.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
 				       .pids = (uint64_t)j->lim.pids};
 		o->have_cg = cg_job_create(&cfg->cg, name, &cl, &cgj, err, sizeof err) == 0;
