@@ -28,7 +28,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
 
 SHELL := /bin/bash
-.PHONY: all deps run check unit runner-tests integration asan check-asan format lint clean
+.PHONY: all deps run bench check unit runner-tests integration asan check-asan format lint clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 
 deps:
@@ -88,6 +88,12 @@ check-asan: deps asan
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  unit integration
+
+# Speed against bare python3 and bubblewrap, side by side (ratios, no pass/fail).
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@command -v bwrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+	@/usr/bin/python3 tests/bench/bench.py $(BUILD)
 
 run: deps
 	@$(MAKE) --no-print-directory all
