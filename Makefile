@@ -28,6 +28,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
 
 SHELL := /bin/bash
+.SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench check unit runner-tests integration asan check-asan format lint clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 

@@ -232,8 +232,8 @@ int main(int argc, char **argv)
 		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir,
 		cfg.profiles.n);
 	server_run(&cfg, q, sigfd);
-	runq_shutdown(q);
 	workers_join();
+	server_free_posted();
 	runq_free(q);
 	if (cfg.cg.version != CG_NONE && cg_setup(&cfg.cg, err, sizeof err) < 0)
 		log_msg("cleanup: %s", err);

@@ -141,12 +141,23 @@ void runq_cancel_conn(struct runq *q, uint64_t conn_id)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void runq_shutdown(struct runq *q)
+void runq_shutdown(struct runq *q, void (*each)(const struct job *j, void *ctx), void *ctx)
 {
 	pthread_mutex_lock(&q->mu);
 	q->shutdown = true;
-	for (struct job *j = q->running; j; j = j->next)
+	for (struct job *j = q->running; j; j = j->next) {
+		if (each)
+			each(j, ctx);
 		cancel(j);
+	}
+	for (struct job *j = q->head, *n; j; j = n) {
+		n = j->next;
+		if (each)
+			each(j, ctx);
+		job_free(j);
+	}
+	q->head = q->tail = NULL;
+	q->queued = 0;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
 }

@@ -31,8 +31,10 @@ void runq_done(struct runq *q, struct job *j);
 /* The client of conn_id went away: its queued jobs are dropped and its
  * running jobs are told to stop. */
 void runq_cancel_conn(struct runq *q, uint64_t conn_id);
-/* Wakes every waiting worker and cancels everything queued or running. */
-void runq_shutdown(struct runq *q);
+/* Wakes every waiting worker and cancels everything queued or running;
+ * each of those jobs is first passed to `each` (may be NULL) so its client
+ * can be told. */
+void runq_shutdown(struct runq *q, void (*each)(const struct job *j, void *ctx), void *ctx);
 void runq_counts(struct runq *q, size_t *queued, size_t *running);
 
 struct job *job_new(void);

@@ -16,6 +16,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -328,6 +329,52 @@ static void deliver_posted(void)
 	}
 }
 
+static void tell_shutdown(const struct job *j, void *ctx)
+{
+	(void)ctx;
+	for (struct conn *c = conns; c; c = c->next)
+		if (c->id == j->conn_id)
+			conn_error(c, j->req.id, E_SHUTTING_DOWN,
+				   "the daemon is stopping; the job was not run to completion");
+}
+
+/* Last words: a bounded blocking write of what each client is owed. */
+static void flush_all(void)
+{
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+	for (struct conn *c = conns; c; c = c->next) {
+		int fl = fcntl(c->fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+		while (c->out_off < c->out_len) {
+			ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+					 MSG_NOSIGNAL);
+			if (n <= 0)
+				break;
+			c->out_off += (size_t)n;
+		}
+	}
+}
+
+void server_free_posted(void)
+{
+	/* Only now: a worker finishing its last job may still have posted. */
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+	pthread_mutex_lock(&post_mu);
+	struct posted *p = post_head;
+	post_head = post_tail = NULL;
+	pthread_mutex_unlock(&post_mu);
+	while (p) {
+		struct posted *n = p->next;
+		free(p->line);
+		free(p);
+		p = n;
+	}
+}
+
 int server_run(const struct config *cfg, struct runq *q, int sigfd)
 {
 	struct pollfd *pfd = calloc(MAX_CONNS + 3, sizeof *pfd);
@@ -383,10 +430,14 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 			for (int a = 0; a < 64 && accept_one(cfg); a++)
 				;
 	}
-	while (conns)
-		conn_close(&conns, q);
+	/* Stop taking connections first, then answer every pending request. */
 	close(listen_fd);
 	unlink(cfg->socket_path);
+	deliver_posted();
+	runq_shutdown(q, tell_shutdown, NULL);
+	flush_all();
+	while (conns)
+		conn_close(&conns, q);
 	free(pfd);
 	free(idx);
 	return 0;

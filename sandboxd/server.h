@@ -12,5 +12,7 @@ int server_listen(const struct config *cfg, char *err, size_t errlen);
 int server_run(const struct config *cfg, struct runq *q, int sigfd);
 /* Thread-safe: hands a worker's response to the loop. */
 void server_post(uint64_t conn_id, char *line);
+/* After the workers stopped: drops responses nobody will read. */
+void server_free_posted(void);
 
 #endif

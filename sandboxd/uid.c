@@ -1,11 +1,15 @@
 #include "uid.h"
 
-#include <grp.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int uid_apply(uid_t uid, gid_t gid)
 {
-	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+	/* Raw syscalls, not glibc's wrappers: in a process cloned from the
+	 * multithreaded daemon, glibc still believes the other threads exist
+	 * and would wait forever for them to change their ids too. */
+	if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, gid, gid, gid) < 0 ||
+	    syscall(SYS_setresuid, uid, uid, uid) < 0)
 		return -1;
 	/* Verify rather than trust: a kernel or LSM that silently kept any id 0
 	 * would leave a root job. */

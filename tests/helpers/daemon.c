@@ -1,0 +1,592 @@
+/* Test helper: start, probe and stop a real sandboxd. See daemon.h. */
+#include "daemon.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../client/sbx.h"
+
+#define READY_TIMEOUT_MS 10000
+
+static void set_err(struct test_daemon *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof d->err, fmt, ap);
+	va_end(ap);
+}
+
+long long td_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void td_sleep_ms(int ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+const char *td_binary(void)
+{
+	static char path[4096];
+	const char *b = getenv("SBX_BUILD");
+	snprintf(path, sizeof path, "%s/sandboxd", b && *b ? b : "build");
+	return path;
+}
+
+static const char *find_arg(const char *const *extra, const char *name)
+{
+	for (int i = 0; extra && extra[i]; i++)
+		if (strcmp(extra[i], name) == 0)
+			return extra[i + 1];
+	return NULL;
+}
+
+/* The last `max` bytes of the log, for error messages. */
+static void log_tail(const struct test_daemon *d, char *out, size_t max)
+{
+	char *log = td_log(d);
+	size_t n = strlen(log);
+	snprintf(out, max, "%s", n >= max ? log + n - (max - 1) : log);
+	free(log);
+}
+
+static int launch(struct test_daemon *d)
+{
+	char uidbuf[32];
+	const char *argv[TD_MAX_ARGS + 12];
+	int a = 0;
+	argv[a++] = td_binary();
+	argv[a++] = "--socket";
+	argv[a++] = d->sock;
+	argv[a++] = "--state-dir";
+	argv[a++] = d->state;
+	if (!find_arg((const char *const *)d->extra, "--uid-base")) {
+		snprintf(uidbuf, sizeof uidbuf, "%u", (unsigned)d->uid_base);
+		argv[a++] = "--uid-base";
+		argv[a++] = uidbuf;
+	}
+	for (int i = 0; d->extra[i]; i++)
+		argv[a++] = d->extra[i];
+	argv[a] = NULL;
+	if (access(argv[0], X_OK) < 0) {
+		set_err(d, "%s: %s (build it with make all)", argv[0], strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		set_err(d, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		/* Die with the test process: a failed assertion must not leave a
+		 * root daemon (and its jobs) running. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
+		int logfd = open(d->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (logfd < 0 || nullfd < 0 || dup2(nullfd, 0) < 0 || dup2(logfd, 1) < 0 ||
+		    dup2(logfd, 2) < 0)
+			_exit(126);
+		/* Nothing of the test process (client sockets, Check's pipes) may
+		 * live on in the daemon. */
+		if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	d->pid = pid;
+	return td_wait_ready(d, READY_TIMEOUT_MS);
+}
+
+int td_startv(struct test_daemon *d, const char *const *extra)
+{
+	memset(d, 0, sizeof *d);
+	const char *base = getenv("SBX_TEST_TMPDIR");
+	snprintf(d->dir, sizeof d->dir, "%s/sbxd.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(d->dir)) {
+		set_err(d, "mkdtemp %s: %s", d->dir, strerror(errno));
+		d->dir[0] = '\0';
+		return -1;
+	}
+	if (strlen(d->dir) > 100) { /* sun_path holds 108 bytes */
+		set_err(d, "socket path under %s too long", d->dir);
+		return -1;
+	}
+	snprintf(d->sock, sizeof d->sock, "%.100s/sock", d->dir);
+	snprintf(d->state, sizeof d->state, "%s/state", d->dir);
+	snprintf(d->log, sizeof d->log, "%s/log", d->dir);
+	int n = 0;
+	for (; extra && extra[n]; n++) {
+		if (n >= TD_MAX_ARGS) {
+			set_err(d, "too many extra arguments");
+			return -1;
+		}
+		d->extra[n] = strdup(extra[n]);
+	}
+	d->extra[n] = NULL;
+	const char *w = find_arg(extra, "--workers"), *u = find_arg(extra, "--uid-base");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	d->workers = w ? atoi(w) : (ncpu > 0 ? (int)ncpu : 1);
+	/* A uid range of its own (256 slots, the daemon's --workers maximum),
+	 * so neither a concurrent run nor a leftover can show up in a uid scan. */
+	d->uid_base = u ? (uid_t)strtoul(u, NULL, 10)
+			: (uid_t)(200000u + ((unsigned)getpid() % 100000u) * 256u);
+	return launch(d);
+}
+
+int td_start(struct test_daemon *d, ...)
+{
+	const char *args[TD_MAX_ARGS + 1];
+	int n = 0;
+	va_list ap;
+	va_start(ap, d);
+	const char *s;
+	while ((s = va_arg(ap, const char *)) != NULL && n < TD_MAX_ARGS)
+		args[n++] = s;
+	va_end(ap);
+	args[n] = NULL;
+	return td_startv(d, args);
+}
+
+int td_restart(struct test_daemon *d)
+{
+	if (d->pid > 0) {
+		set_err(d, "td_restart: the daemon (pid %d) is still running", (int)d->pid);
+		return -1;
+	}
+	d->err[0] = '\0';
+	return launch(d);
+}
+
+bool td_exited(struct test_daemon *d, int *status)
+{
+	if (d->pid <= 0)
+		return true;
+	int st = 0;
+	pid_t w = waitpid(d->pid, &st, WNOHANG);
+	if (w == d->pid) {
+		d->pid = 0;
+		if (status)
+			*status = st;
+		return true;
+	}
+	return false;
+}
+
+static bool ping_ok(const char *sock)
+{
+	char err[256];
+	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
+	if (!c)
+		return false;
+	json_t *req = json_pack("{s:s,s:s}", "id", "td-ready", "op", "ping");
+	json_t *r = req ? sbx_call(c, req, 1000, err, sizeof err) : NULL;
+	bool ok = r && json_is_string(json_object_get(r, "version"));
+	json_decref(r);
+	json_decref(req);
+	sbx_close(c);
+	return ok;
+}
+
+int td_wait_ready(struct test_daemon *d, int timeout_ms)
+{
+	long long deadline = td_now_ms() + timeout_ms;
+	for (;;) {
+		int st = 0;
+		if (td_exited(d, &st)) {
+			char tail[600];
+			log_tail(d, tail, sizeof tail);
+			set_err(d, "sandboxd exited before serving (%s %d); log:\n%s",
+				WIFEXITED(st) ? "status" : "signal",
+				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), tail);
+			return -1;
+		}
+		if (ping_ok(d->sock))
+			return 0;
+		if (td_now_ms() > deadline) {
+			char tail[600];
+			log_tail(d, tail, sizeof tail);
+			set_err(d, "sandboxd did not answer a ping on %s within %d ms; log:\n%s",
+				d->sock, timeout_ms, tail);
+			td_kill(d);
+			return -1;
+		}
+		td_sleep_ms(5);
+	}
+}
+
+int td_kill(struct test_daemon *d)
+{
+	if (d->pid <= 0)
+		return -1;
+	int st = -1;
+	kill(d->pid, SIGKILL);
+	while (waitpid(d->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	d->pid = 0;
+	return st;
+}
+
+int td_stop(struct test_daemon *d, int timeout_ms)
+{
+	if (d->pid <= 0) {
+		set_err(d, "td_stop: not running");
+		return -1;
+	}
+	kill(d->pid, SIGTERM);
+	long long deadline = td_now_ms() + timeout_ms;
+	int st = 0;
+	while (td_now_ms() <= deadline) {
+		if (td_exited(d, &st))
+			return st;
+		td_sleep_ms(5);
+	}
+	set_err(d, "sandboxd did not exit within %d ms of SIGTERM; killed", timeout_ms);
+	td_kill(d);
+	return -1;
+}
+
+char *td_log(const struct test_daemon *d)
+{
+	FILE *f = fopen(d->log, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	if (f) {
+		size_t cap = 0;
+		for (;;) {
+			if (len + 4096 + 1 > cap) {
+				cap = cap ? cap * 2 : 8192;
+				char *nb = realloc(buf, cap);
+				if (!nb)
+					break;
+				buf = nb;
+			}
+			size_t r = fread(buf + len, 1, cap - len - 1, f);
+			len += r;
+			if (r == 0)
+				break;
+		}
+		fclose(f);
+	}
+	if (!buf)
+		return strdup("");
+	buf[len] = '\0';
+	return buf;
+}
+
+bool td_log_contains(const struct test_daemon *d, const char *needle)
+{
+	char *log = td_log(d);
+	bool yes = strstr(log, needle) != NULL;
+	free(log);
+	return yes;
+}
+
+void td_cleanup(struct test_daemon *d)
+{
+	if (d->pid > 0)
+		td_kill(d);
+	if (d->dir[0])
+		td_rmtree(d->dir);
+	d->dir[0] = '\0';
+	for (int i = 0; i < TD_MAX_ARGS && d->extra[i]; i++) {
+		free(d->extra[i]);
+		d->extra[i] = NULL;
+	}
+}
+
+/* --- /proc scans ---------------------------------------------------------- */
+
+struct proc_info {
+	pid_t pid, ppid;
+	char name[64];
+	char state;
+	unsigned long uid[4];
+};
+
+static int read_proc(pid_t pid, struct proc_info *pi)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	memset(pi, 0, sizeof *pi);
+	pi->pid = pid;
+	pi->ppid = -1;
+	bool have_uid = false;
+	for (char *l = buf; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(l, "Name:", 5) == 0)
+			snprintf(pi->name, sizeof pi->name, "%s", l + 5 + strspn(l + 5, " \t"));
+		else if (strncmp(l, "State:", 6) == 0)
+			pi->state = l[6 + strspn(l + 6, " \t")];
+		else if (strncmp(l, "PPid:", 5) == 0)
+			pi->ppid = (pid_t)strtol(l + 5, NULL, 10);
+		else if (strncmp(l, "Uid:", 4) == 0)
+			have_uid = sscanf(l + 4, "%lu %lu %lu %lu", &pi->uid[0], &pi->uid[1],
+					  &pi->uid[2], &pi->uid[3]) == 4;
+		l = nl ? nl + 1 : NULL;
+	}
+	return have_uid ? 0 : -1;
+}
+
+/* Calls fn for every live (non-zombie) process; stops when fn returns false. */
+static void for_each_proc(bool (*fn)(const struct proc_info *, void *), void *arg)
+{
+	DIR *dir = opendir("/proc");
+	if (!dir)
+		return;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		struct proc_info pi;
+		if (read_proc((pid_t)pid, &pi) < 0 || pi.state == 'Z' || pi.state == 'X')
+			continue;
+		if (!fn(&pi, arg))
+			break;
+	}
+	closedir(dir);
+}
+
+struct uid_scan {
+	uid_t lo, hi;
+	int count;
+	char *desc;
+	size_t desclen, used;
+};
+
+static bool uid_visit(const struct proc_info *pi, void *arg)
+{
+	struct uid_scan *s = arg;
+	for (int i = 0; i < 4; i++) {
+		if (pi->uid[i] >= s->lo && pi->uid[i] <= s->hi) {
+			s->count++;
+			if (s->desc && s->used < s->desclen && s->count <= 8) {
+				int n =
+				    snprintf(s->desc + s->used, s->desclen - s->used,
+					     "%spid %d %s uid %lu state %c", s->used ? "; " : "",
+					     (int)pi->pid, pi->name, pi->uid[i], pi->state);
+				if (n > 0)
+					s->used += (size_t)n;
+			}
+			break;
+		}
+	}
+	return true;
+}
+
+int td_count_uid_procs(uid_t lo, uid_t hi, char *desc, size_t desclen)
+{
+	struct uid_scan s = {.lo = lo, .hi = hi, .desc = desc, .desclen = desclen};
+	if (desc && desclen)
+		desc[0] = '\0';
+	for_each_proc(uid_visit, &s);
+	return s.count;
+}
+
+int td_wait_no_uid_procs(uid_t lo, uid_t hi, int timeout_ms, char *desc, size_t desclen)
+{
+	long long deadline = td_now_ms() + timeout_ms;
+	for (;;) {
+		int n = td_count_uid_procs(lo, hi, desc, desclen);
+		if (n == 0 || td_now_ms() > deadline)
+			return n;
+		td_sleep_ms(10);
+	}
+}
+
+int td_wait_uid_procs(uid_t lo, uid_t hi, int timeout_ms)
+{
+	long long deadline = td_now_ms() + timeout_ms;
+	for (;;) {
+		int n = td_count_uid_procs(lo, hi, NULL, 0);
+		if (n > 0 || td_now_ms() > deadline)
+			return n;
+		td_sleep_ms(10);
+	}
+}
+
+struct child_scan {
+	pid_t parent;
+	pid_t *out;
+	int max, count;
+};
+
+static bool child_visit(const struct proc_info *pi, void *arg)
+{
+	struct child_scan *s = arg;
+	if (pi->ppid == s->parent) {
+		if (s->count < s->max)
+			s->out[s->count] = pi->pid;
+		s->count++;
+	}
+	return true;
+}
+
+int td_children(pid_t parent, pid_t *out, int max)
+{
+	struct child_scan s = {.parent = parent, .out = out, .max = max};
+	for_each_proc(child_visit, &s);
+	return s.count;
+}
+
+bool td_pid_alive(pid_t pid)
+{
+	struct proc_info pi;
+	return read_proc(pid, &pi) == 0 && pi.state != 'Z' && pi.state != 'X';
+}
+
+/* --- raw socket ----------------------------------------------------------- */
+
+int td_raw_connect(const char *sock)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(sock) >= sizeof sa.sun_path)
+		return -1;
+	strcpy(sa.sun_path, sock);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int td_raw_send(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Peeks to find the newline and consumes exactly up to it, so bytes of the
+ * next line stay in the socket for the next call. */
+char *td_raw_read_line(int fd, int timeout_ms, size_t *len_out, bool *eof)
+{
+	long long deadline = td_now_ms() + timeout_ms;
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap + 1);
+	if (eof)
+		*eof = false;
+	while (buf) {
+		int wait = (int)(deadline - td_now_ms());
+		if (wait <= 0)
+			break;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int pr = poll(&p, 1, wait);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			break;
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap * 2 + 1);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = recv(fd, buf + len, cap - len, MSG_PEEK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 && eof)
+				*eof = true;
+			break;
+		}
+		char *nl = memchr(buf + len, '\n', (size_t)n);
+		size_t take = nl ? (size_t)(nl - (buf + len)) + 1 : (size_t)n;
+		ssize_t r = recv(fd, buf + len, take, 0);
+		if (r != (ssize_t)take)
+			break;
+		len += take;
+		if (nl) {
+			buf[len - 1] = '\0';
+			if (len_out)
+				*len_out = len - 1;
+			return buf;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+json_t *td_raw_read_json(int fd, int timeout_ms)
+{
+	size_t n;
+	char *line = td_raw_read_line(fd, timeout_ms, &n, NULL);
+	if (!line)
+		return NULL;
+	json_error_t je;
+	json_t *o = json_loadb(line, n, 0, &je);
+	free(line);
+	return o;
+}
+
+/* --- files ---------------------------------------------------------------- */
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	/* Best effort: a failure leaves the entry and the walk goes on. */
+	if (type == FTW_DP)
+		(void)rmdir(path);
+	else
+		(void)unlink(path);
+	return 0;
+}
+
+int td_rmtree(const char *path)
+{
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
