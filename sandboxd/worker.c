@@ -93,7 +93,7 @@ static void run_job(struct worker *w, struct job *j)
 	else
 		resp = testrun_runner(cfg, w->slot, j);
 	if (!resp) {
-		log_msg("job %s cancelled: client gone", j->req.id);
+		log_msg("job %s cancelled (client gone or daemon stopping)", j->req.id);
 		return;
 	}
 	char *u = json_dumps(json_object_get(resp, R_USAGE), JSON_COMPACT);
