@@ -29,7 +29,7 @@ HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
 
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench check unit runner-tests integration asan check-asan format lint clean
+.PHONY: all deps run bench fuzz fuzz-deps fuzz-regress check unit runner-tests integration asan check-asan format lint clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 
 deps:
@@ -90,6 +90,45 @@ check-asan: deps asan
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  unit integration
 
+# libFuzzer targets over the parsers that read hostile bytes: requests, the
+# runner's result records, and the policy loaders. FUZZ_SECONDS each; a crash
+# stops the run and leaves its input in build-fuzz/ for a regression test.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := request profile records
+FUZZ_LIB := common/protocol.c sandboxd/profile.c sandboxd/seccomp.c sandboxd/feedback.c \
+	sandboxd/feedback_text.c
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+
+fuzz-deps:
+	@for p in clang libclang-rt-14-dev; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; if [ -n "$$missing" ]; then apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard common/*.h sandboxd/*.h)
+	@mkdir -p build-fuzz
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+
+fuzz: deps fuzz-deps
+	@$(MAKE) --no-print-directory $(patsubst %,build-fuzz/fuzz_%,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus-$$t && cp tests/fuzz/corpus/$$t/* build-fuzz/corpus-$$t/; \
+	  start=$$(date +%s); \
+	  ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=build-fuzz/ \
+	    -close_fd_mask=3 build-fuzz/corpus-$$t tests/fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1 \
+	    || { tail -30 build-fuzz/$$t.log; echo "[fuzz] $$t: CRASH (input in build-fuzz/)"; exit 1; }; \
+	  grep -E '^Done|^#[0-9]+.*DONE' build-fuzz/$$t.log | tail -1; \
+	  echo "[fuzz] $$t: $$(( $$(date +%s) - start )) s"; \
+	done
+
+# Replays the committed corpus (including inputs of past crashes): no fuzzing.
+fuzz-regress: fuzz-deps
+	@$(MAKE) --no-print-directory $(patsubst %,build-fuzz/fuzz_%,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do ./build-fuzz/fuzz_$$t -runs=0 tests/fuzz/corpus/$$t 2>&1 | \
+	  tail -1 || exit 1; done
+
 # Speed against bare python3 and bubblewrap, side by side (ratios, no pass/fail).
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -108,4 +147,4 @@ lint:
 	  --inline-suppr -D_GNU_SOURCE --std=c11 common sandboxd client
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
