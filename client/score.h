@@ -1,0 +1,47 @@
+/* Scores from turns.jsonl records: Pass@1 after each turn, MRR and Recall
+ * per feedback setting (ConvCodeWorld's definitions), merged over any number
+ * of files so shard outputs add up to exactly the single-run numbers. */
+#ifndef SBX_SCORE_H
+#define SBX_SCORE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct score_setting {
+	char *name;
+	size_t tasks;
+	int turns;         /* feedback turns after turn 0 (the records' "turns") */
+	double *pass_at_1; /* turns + 1 values: solved by turn t / tasks */
+	double mrr;        /* mean of 1 / (first passing turn + 1), 0 if never */
+	double recall;     /* solved by the last turn / tasks */
+};
+
+struct score_table {
+	struct score_setting *v; /* sorted by ConvCodeWorld's setting order, then name */
+	size_t n;
+	size_t records;    /* records read */
+	size_t duplicates; /* (setting, task, turn) seen more than once */
+	void *priv;        /* accumulation state of score.c */
+};
+
+/* A record counts when it has string "setting", "task_id", integer "turn" ≥ 0,
+ * integer "turns" (≤ 1000, ≥ turn) and a "verdict" (string or null); it is
+ * solved when verdict == "pass". A task is solved at turn t if any of its
+ * turns ≤ t passed. The table starts zeroed. Returns 0 when the record was
+ * taken (a duplicate too), -1 when it is invalid or memory ran out. */
+int score_add_record(struct score_table *t, const json_t *record);
+/* Reads files (or DIR/turns.jsonl for a directory) into a fresh table and
+ * computes the metrics. Bad lines are reported to warn with FILE:LINE. */
+int score_load(const char *const *paths, size_t n, FILE *warn, struct score_table *out,
+	       char *err, size_t errlen);
+/* Computes the metrics after records were added (again, if called twice). */
+void score_finish(struct score_table *t);
+/* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall"}}} */
+json_t *score_to_json(const struct score_table *t);
+/* A readable table: setting × Pass@1 per turn, MRR, Recall (percentages). */
+void score_print(const struct score_table *t, FILE *f);
+/* Pass@1 per turn, one line per setting, as a self-contained SVG. */
+int score_plot_svg(const struct score_table *t, const char *path, char *err, size_t errlen);
+void score_free(struct score_table *t);
+
+#endif
