@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_NAME 1000
 #define MAX_MESSAGE 4000
@@ -312,14 +313,21 @@ static void set_outcome(struct fb_test *t, enum proto_outcome o, const char *mes
 static void settle(struct fb_run *f, enum proto_outcome running_o, const char *running,
 		   const char *not_run)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	for (size_t i = 0; i < f->ntests; i++) {
 		struct fb_test *t = &f->tests[i];
 		if (t->outcome >= 0)
 			continue;
-		if (t->started)
+		if (t->started) {
 			set_outcome(t, running_o, running);
-		else
+			/* It ran until the job was stopped: say for how long. */
+			if (t->started_ns && now > t->started_ns)
+				t->duration_ms = (long)((now - t->started_ns) / 1000000u);
+		} else {
 			set_outcome(t, OUT_ERROR, not_run);
+		}
 	}
 	f->running = -1;
 }
@@ -361,9 +369,12 @@ enum proto_verdict fb_finish(struct fb_run *f, enum proto_verdict run_verdict, b
 		snprintf(msg, msglen, "no tests found");
 		return V_ERROR;
 	}
-	if (watchdog)
+	if (watchdog) {
 		settle(f, OUT_TIMEOUT, "the test ran past test_timeout_ms and was stopped",
 		       "not run: a test before it hung");
+		snprintf(msg, msglen, "a test ran past test_timeout_ms; the job was stopped");
+		return V_FAIL;
+	}
 	else
 		settle(f, OUT_ERROR, "the test ended the process without reporting a result",
 		       "not run: the process ended before this test");

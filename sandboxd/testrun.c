@@ -111,7 +111,9 @@ json_t *testrun_runner(const struct config *cfg, int slot, const struct job *j)
 	char msg[256];
 	snprintf(msg, sizeof msg, "%s", o.msg);
 	enum proto_verdict v = fb_finish(&fb, o.v, o.r.watchdog, msg, sizeof msg);
-	if (v == V_FAIL && !msg[0])
+	/* For a plain failure the run's own message (e.g. its exit status) is
+	 * beside the point: say what failed. */
+	if (v == V_FAIL && !o.r.watchdog)
 		fail_message(&fb, msg, sizeof msg);
 	if (v == V_PASS || v == V_COMPILE_ERROR)
 		msg[0] = '\0';
