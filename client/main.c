@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../common/protocol.h"
+#include "cmd.h"
 #include "sbx.h"
 
 #define EXIT_USAGE 2
@@ -20,6 +21,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sbx [--socket PATH] ping\n"
+		"       sbx [--socket PATH] eval --dataset FILE --format F --generator CMD\n"
+		"               --setting NAME... [options]   (sbx eval --help)\n"
+		"       sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
 		"       sbx [--socket PATH] run [--stdin FILE] [--file NAME=PATH]... [--cpu SEC]\n"
 		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
 		"               [--policy NAME] [--id ID] [--pretty | --explain]\n"
@@ -317,6 +321,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[i], "run") == 0)
 		return cmd_run(sock, argc - i - 1, argv + i + 1);
+	if (strcmp(argv[i], "eval") == 0)
+		return cmd_eval(sock, argc - i - 1, argv + i + 1);
+	if (strcmp(argv[i], "score") == 0)
+		return cmd_score(argc - i - 1, argv + i + 1);
 	usage(stderr);
 	return EXIT_USAGE;
 }
