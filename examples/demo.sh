@@ -34,6 +34,33 @@ run busy_loop.py --cpu 1
 run memory_hog.py --memory 128
 run output_flood.py --output 256
 run ptrace.py
+
 echo
-echo "daemon log:"
-sed 's/^/  /' "$tmp/daemon.log"
+echo "== Structured feedback: the model-facing view of a failing test run"
+"$build/sbx" --socket "$sock" run --explain --format unittest \
+	--tests "$here/feedback/test_word_count.py" "$here/feedback/word_count.py" | sed 's/^/  /'
+
+echo
+echo "== A multi-turn evaluation (ConvCodeWorld's loop) on the bundled tasks"
+echo "   generator: examples/generators/replay.py (canned attempts; a stand-in for a model)"
+"$build/sbx" --socket "$sock" eval --dataset "$here/tasks/bigcodebench.jsonl" \
+	--format bigcodebench \
+	--generator "$here/generators/replay.py $here/tasks/attempts.json" \
+	--setting CF --setting CF_EF_UNIT --setting CF_EF_FULL --turns 3 --no-progress \
+	--out "$tmp/eval" | sed 's/^/  /'
+"$build/sbx" score --plot "$tmp/eval/pass_at_1.svg" "$tmp/eval" >/dev/null
+echo "   wrote turns.jsonl ($(wc -l < "$tmp/eval/turns.jsonl") records), traces.jsonl," \
+	"summary.json and a Pass@1 plot"
+first_fail=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["setting"] == "CF_EF_FULL" and r["turn"] == 1 and not r["carried"]:
+        print("   turn 1 of %s: the model was shown:" % r["task_id"])
+        print("\n".join("     | " + l for l in r["user_message"].splitlines()[:36]))
+        break' "$tmp/eval/turns.jsonl")
+echo "$first_fail"
+
+echo
+echo "daemon log (last lines):"
+tail -5 "$tmp/daemon.log" | sed 's/^/  /'
