@@ -38,6 +38,8 @@ int score_load(const char *const *paths, size_t n, FILE *warn, struct score_tabl
 void score_finish(struct score_table *t);
 /* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall"}}} */
 json_t *score_to_json(const struct score_table *t);
+/* The largest number of turns among the settings. */
+int score_max_turns(const struct score_table *t);
 /* A readable table: setting × Pass@1 per turn, MRR, Recall (percentages). */
 void score_print(const struct score_table *t, FILE *f);
 /* Pass@1 per turn, one line per setting, as a self-contained SVG. */
