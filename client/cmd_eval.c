@@ -205,7 +205,8 @@ int cmd_score(int argc, char **argv)
 		} else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
 			plot = argv[++i];
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
+			fprintf(stderr,
+				"usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
 			free(paths);
 			return CMD_USAGE;
 		} else {

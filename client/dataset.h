@@ -12,8 +12,8 @@
 enum ds_format { DS_BIGCODEBENCH, DS_HUMANEVAL, DS_MBPP, DS_STDIO, DS_COUNT };
 
 struct ds_task {
-	char *id;          /* task_id (or name/id); numbers become strings */
-	char *prompt;      /* what the model is asked (BigCodeBench: instruct_prompt) */
+	char *id;	   /* task_id (or name/id); numbers become strings */
+	char *prompt;	   /* what the model is asked (BigCodeBench: instruct_prompt) */
 	char *entry_point; /* NULL when the format has none */
 	char *reference;   /* reference solution for expert feedback, or NULL */
 	enum proto_format test_format;
@@ -37,8 +37,8 @@ const char *ds_format_name(enum ds_format f);
 int ds_load(const char *path, enum ds_format fmt, FILE *warn, struct ds_set *out, char *err,
 	    size_t errlen);
 /* One record (tests use it): 0, or -1 with the reason in err. */
-int ds_parse_record(const char *line, size_t len, enum ds_format fmt, struct ds_task *t,
-		    char *err, size_t errlen);
+int ds_parse_record(const char *line, size_t len, enum ds_format fmt, struct ds_task *t, char *err,
+		    size_t errlen);
 void ds_task_free(struct ds_task *t);
 void ds_free(struct ds_set *s);
 

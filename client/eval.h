@@ -14,8 +14,8 @@ enum verbal_level { VERBAL_NONE, VERBAL_NOVICE, VERBAL_EXPERT };
 
 /* One of ConvCodeWorld's nine feedback settings. */
 struct eval_setting {
-	const char *name;         /* as in ConvCodeWorld's result files, e.g. CF_EF_UNIT_SNF */
-	bool exec;                /* execution feedback shown at all */
+	const char *name;	  /* as in ConvCodeWorld's result files, e.g. CF_EF_UNIT_SNF */
+	bool exec;		  /* execution feedback shown at all */
 	enum proto_coverage cov;  /* COV_PARTIAL for EF_UNIT, COV_FULL for EF_FULL */
 	enum verbal_level verbal; /* SNF novice, SEF expert */
 };
@@ -31,23 +31,23 @@ struct eval_opts {
 	const char *socket;
 	const char *dataset;
 	enum ds_format format;
-	const char *generator;  /* shell command */
-	const char *verbal;     /* shell command, or NULL (settings with SNF/SEF need it) */
-	const char *reference;  /* ConvCodeBench: a reference run's directory, or NULL */
+	const char *generator; /* shell command */
+	const char *verbal;    /* shell command, or NULL (settings with SNF/SEF need it) */
+	const char *reference; /* ConvCodeBench: a reference run's directory, or NULL */
 	const char *settings[EVAL_MAX_SETTINGS];
 	size_t nsettings;
-	int turns;              /* feedback turns after turn 0 (ConvCodeWorld: 10) */
-	int jobs;               /* concurrent tasks; 0 = the daemon's worker count */
+	int turns; /* feedback turns after turn 0 (ConvCodeWorld: 10) */
+	int jobs;  /* concurrent tasks; 0 = the daemon's worker count */
 	const char *out_dir;
-	int shard_i, shard_n;   /* this process does tasks with index % n == i */
+	int shard_i, shard_n;	  /* this process does tasks with index % n == i */
 	const char *const *tasks; /* only these task ids (NULL = all) */
 	size_t ntasks;
-	long long seed;         /* -1: none */
+	long long seed; /* -1: none */
 	bool always_regenerate;
-	const char *model;      /* recorded in traces ("model"); default "unknown" */
-	int gen_timeout_ms;     /* per generator / verbal call */
+	const char *model;	    /* recorded in traces ("model"); default "unknown" */
+	int gen_timeout_ms;	    /* per generator / verbal call */
 	struct proto_limits limits; /* per sandbox run; -1 = the daemon's defaults */
-	bool progress;          /* a live line on stderr (only when it is a terminal) */
+	bool progress;		    /* a live line on stderr (only when it is a terminal) */
 };
 
 void eval_opts_default(struct eval_opts *o);

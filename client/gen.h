@@ -8,13 +8,13 @@
 #include <stddef.h>
 
 struct gen_result {
-	char *output;     /* stdout (NUL-terminated, at most max_out bytes) */
-	int status;       /* wait status */
+	char *output; /* stdout (NUL-terminated, at most max_out bytes) */
+	int status;   /* wait status */
 	bool timed_out;
-	bool truncated;   /* stdout went past max_out */
-	long ms;          /* wall time */
-	char error[256];  /* non-empty when the command failed: timeout, non-zero
-			     exit, killed, empty output, cannot start */
+	bool truncated;	 /* stdout went past max_out */
+	long ms;	 /* wall time */
+	char error[256]; /* non-empty when the command failed: timeout, non-zero
+			    exit, killed, empty output, cannot start */
 };
 
 /* Runs cmd with `input` on its stdin (written concurrently with reading its

@@ -224,7 +224,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
 			   strcmp(a, "--coverage") == 0) {
 			json_object_set_new(req,
-					    a[2] == 'f'   ? F_FORMAT
+					    a[2] == 'f'	  ? F_FORMAT
 					    : a[2] == 'e' ? F_ENTRY_POINT
 							  : F_COVERAGE,
 					    json_string(v));

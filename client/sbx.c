@@ -189,8 +189,7 @@ json_t *sbx_wait(struct sbx_conn *c, const char *id, int timeout_ms, char *err, 
 	}
 }
 
-json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *err,
-		 size_t errlen)
+json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *err, size_t errlen)
 {
 	const char *id = json_string_value(json_object_get(req, "id"));
 	if (!id) {

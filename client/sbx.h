@@ -21,8 +21,7 @@ json_t *sbx_wait(struct sbx_conn *c, const char *id, int timeout_ms, char *err, 
 /* Waits for any response. */
 json_t *sbx_next(struct sbx_conn *c, int timeout_ms, char *err, size_t errlen);
 /* submit + wait. */
-json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *err,
-		 size_t errlen);
+json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *err, size_t errlen);
 /* Reads a whole file (or "-" for stdin), up to max bytes. */
 char *sbx_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
 

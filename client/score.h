@@ -10,18 +10,18 @@
 struct score_setting {
 	char *name;
 	size_t tasks;
-	int turns;         /* feedback turns after turn 0 (the records' "turns") */
+	int turns;	   /* feedback turns after turn 0 (the records' "turns") */
 	double *pass_at_1; /* turns + 1 values: solved by turn t / tasks */
-	double mrr;        /* mean of 1 / (first passing turn + 1), 0 if never */
-	double recall;     /* solved by the last turn / tasks */
+	double mrr;	   /* mean of 1 / (first passing turn + 1), 0 if never */
+	double recall;	   /* solved by the last turn / tasks */
 };
 
 struct score_table {
 	struct score_setting *v; /* sorted by ConvCodeWorld's setting order, then name */
 	size_t n;
-	size_t records;    /* records read */
+	size_t records;	   /* records read */
 	size_t duplicates; /* (setting, task, turn) seen more than once */
-	void *priv;        /* accumulation state of score.c */
+	void *priv;	   /* accumulation state of score.c */
 };
 
 /* A record counts when it has string "setting", "task_id", integer "turn" ≥ 0,
@@ -32,8 +32,8 @@ struct score_table {
 int score_add_record(struct score_table *t, const json_t *record);
 /* Reads files (or DIR/turns.jsonl for a directory) into a fresh table and
  * computes the metrics. Bad lines are reported to warn with FILE:LINE. */
-int score_load(const char *const *paths, size_t n, FILE *warn, struct score_table *out,
-	       char *err, size_t errlen);
+int score_load(const char *const *paths, size_t n, FILE *warn, struct score_table *out, char *err,
+	       size_t errlen);
 /* Computes the metrics after records were added (again, if called twice). */
 void score_finish(struct score_table *t);
 /* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall"}}} */

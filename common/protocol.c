@@ -9,21 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const verdict_names[V_COUNT] = {
-	"pass",	   "fail",	   "compile_error", "runtime_error", "timeout",
-	"memory_limit", "output_limit", "violation",	    "error"};
-static const char *const hit_names[HIT_COUNT] = {NULL,	   "cpu",    "wall",	 "memory",
-						 "pids",   "output", "file_size"};
+static const char *const verdict_names[V_COUNT] = {"pass",	    "fail",	 "compile_error",
+						   "runtime_error", "timeout",	 "memory_limit",
+						   "output_limit",  "violation", "error"};
+static const char *const hit_names[HIT_COUNT] = {NULL,	 "cpu",	   "wall",     "memory",
+						 "pids", "output", "file_size"};
 static const char *const err_names[E_COUNT] = {
-	"bad_json", "bad_request", "too_large", "bad_limits",    "bad_path",
-	"unknown_policy", "busy",   "forbidden", "internal", "shutting_down"};
+    "bad_json",	      "bad_request", "too_large", "bad_limits", "bad_path",
+    "unknown_policy", "busy",	     "forbidden", "internal",	"shutting_down"};
 static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval", "asserts",
 						    "stdio"};
 static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};
 static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
 						     "skipped"};
-const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	   L_WALL_MS,	L_MEMORY_MB,
-						      L_PIDS,	   L_OUTPUT_KB, L_TMPFS_MB};
+const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS, L_WALL_MS,   L_MEMORY_MB,
+						      L_PIDS,	L_OUTPUT_KB, L_TMPFS_MB};
 
 const char *proto_verdict_name(enum proto_verdict v)
 {
@@ -65,8 +65,8 @@ int proto_outcome_parse(const char *name)
 
 long *proto_limit_ref(struct proto_limits *l, int i)
 {
-	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	 &l->wall_ms,	&l->memory_mb,
-				  &l->pids,	 &l->output_kb, &l->tmpfs_mb};
+	long *v[PROTO_NLIMITS] = {&l->cpu_ms, &l->wall_ms,   &l->memory_mb,
+				  &l->pids,   &l->output_kb, &l->tmpfs_mb};
 	return (i >= 0 && i < PROTO_NLIMITS) ? v[i] : NULL;
 }
 
@@ -160,7 +160,8 @@ static int parse_limits(const json_t *o, struct proto_limits *l, struct proto_er
 		json_int_t x = json_integer_value(v);
 		if (x <= 0)
 			return fail(err, E_BAD_LIMITS, "limit \"%s\" must be positive", key);
-		/* Absurd values are clamped later to the profile maximum; keep them representable. */
+		/* Absurd values are clamped later to the profile maximum; keep them representable.
+		 */
 		*proto_limit_ref(l, i) = x > (json_int_t)(1L << 40) ? (1L << 40) : (long)x;
 	}
 	return 0;
@@ -212,16 +213,17 @@ static int parse_policy(const json_t *v, struct proto_request *r, struct proto_e
 		return fail(err, E_BAD_REQUEST, "\"policy\" must be a string");
 	const char *s = json_string_value(v);
 	size_t n = json_string_length(v);
-	if (n == 0 || n > 63 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					  "0123456789_-") != n)
+	if (n == 0 || n > 63 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_-") != n)
 		return fail(err, E_UNKNOWN_POLICY, "invalid policy name");
 	r->policy = strdup(s);
 	return r->policy ? 0 : fail(err, E_INTERNAL, "out of memory");
 }
 
-static const char *const test_fields[] = {F_TESTS,	     F_FORMAT,		F_ENTRY_POINT,
-					  F_COVERAGE,	     F_PARTIAL_TESTS,	F_TEST_TIMEOUT_MS,
-					  F_SEED,	     F_FLOAT_TOLERANCE, NULL};
+static const char *const test_fields[] = {F_TESTS,    F_FORMAT,		 F_ENTRY_POINT,
+					  F_COVERAGE, F_PARTIAL_TESTS,	 F_TEST_TIMEOUT_MS,
+					  F_SEED,     F_FLOAT_TOLERANCE, NULL};
 
 static bool is_test_field(const char *key)
 {
@@ -253,8 +255,8 @@ static int get_int(json_t *root, const char *key, long long lo, long long hi, lo
 	if (!v)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return fail(err, E_BAD_REQUEST, "\"%s\" must be an integer in [%lld, %lld]", key, lo,
-			    hi);
+		return fail(err, E_BAD_REQUEST, "\"%s\" must be an integer in [%lld, %lld]", key,
+			    lo, hi);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -265,8 +267,9 @@ static int parse_asserts(json_t *t, const struct proto_bounds *b, struct proto_r
 	size_t n = json_array_size(t), i;
 	json_t *v;
 	if (!json_is_array(t) || n == 0)
-		return fail(err, E_BAD_REQUEST, "asserts: \"tests\" must be a non-empty array of "
-						"strings");
+		return fail(err, E_BAD_REQUEST,
+			    "asserts: \"tests\" must be a non-empty array of "
+			    "strings");
 	if (n > b->max_tests)
 		return fail(err, E_TOO_LARGE, "too many tests (%zu > %zu)", n, b->max_tests);
 	r->asserts = calloc(n, sizeof *r->asserts);
@@ -298,11 +301,13 @@ static int parse_cases(json_t *t, const struct proto_bounds *b, struct proto_req
 		return fail(err, E_INTERNAL, "out of memory");
 	json_array_foreach(t, i, v)
 	{
-		json_t *in = json_object_get(v, F_CASE_INPUT), *out = json_object_get(v, F_CASE_OUTPUT);
+		json_t *in = json_object_get(v, F_CASE_INPUT),
+		       *out = json_object_get(v, F_CASE_OUTPUT);
 		if (!json_is_object(v) || !json_is_string(in) || !json_is_string(out) ||
 		    json_object_size(v) != 2)
 			return fail(err, E_BAD_REQUEST,
-				    "tests[%zu] must be {\"input\": string, \"output\": string}", i);
+				    "tests[%zu] must be {\"input\": string, \"output\": string}",
+				    i);
 		struct proto_case *c = &r->cases[r->ncases++];
 		c->input = dup_string(in, &c->input_len);
 		c->output = dup_string(out, &c->output_len);
@@ -325,7 +330,8 @@ static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_
 	if (!fmt && !tests) {
 		for (int i = 0; test_fields[i]; i++)
 			if (json_object_get(root, test_fields[i]))
-				return fail(err, E_BAD_REQUEST, "\"%s\" needs \"tests\" and \"format\"",
+				return fail(err, E_BAD_REQUEST,
+					    "\"%s\" needs \"tests\" and \"format\"",
 					    test_fields[i]);
 		return 0;
 	}
@@ -369,7 +375,8 @@ static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_
 			if (strcmp(json_string_value(cov), coverage_names[i]) == 0)
 				c = i;
 		if (c == COV_COUNT)
-			return fail(err, E_BAD_REQUEST, "\"coverage\" must be full, partial or none");
+			return fail(err, E_BAD_REQUEST,
+				    "\"coverage\" must be full, partial or none");
 		r->coverage = (enum proto_coverage)c;
 	}
 	long long v = r->partial_tests;
@@ -385,7 +392,8 @@ static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_
 	json_t *tol = json_object_get(root, F_FLOAT_TOLERANCE);
 	if (tol) {
 		if (r->format != FMT_STDIO)
-			return fail(err, E_BAD_REQUEST, "\"float_tolerance\" applies to stdio only");
+			return fail(err, E_BAD_REQUEST,
+				    "\"float_tolerance\" applies to stdio only");
 		if (!json_is_number(tol) || json_number_value(tol) < 0 ||
 		    json_number_value(tol) > 1e6)
 			return fail(err, E_BAD_REQUEST,
@@ -393,8 +401,9 @@ static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_
 		r->float_tolerance = json_number_value(tol);
 	}
 	if (r->format == FMT_STDIO && r->stdin_data)
-		return fail(err, E_BAD_REQUEST, "stdio takes each case's input from \"tests\", "
-						"not \"stdin\"");
+		return fail(err, E_BAD_REQUEST,
+			    "stdio takes each case's input from \"tests\", "
+			    "not \"stdin\"");
 	return 0;
 }
 
@@ -457,8 +466,8 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 	}
 	json_t *id = json_object_get(root, F_ID);
 	if (!json_is_string(id) || json_string_length(id) == 0 ||
-	    json_string_length(id) > b->max_id || memchr(json_string_value(id), 0,
-							 json_string_length(id))) {
+	    json_string_length(id) > b->max_id ||
+	    memchr(json_string_value(id), 0, json_string_length(id))) {
 		fail(err, E_BAD_REQUEST, "\"id\" must be a non-empty string of at most %zu bytes",
 		     b->max_id);
 		goto out;
@@ -470,7 +479,8 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 		goto out;
 	}
 	json_t *op = json_object_get(root, F_OP);
-	if (op && (!json_is_string(op) || strlen(json_string_value(op)) != json_string_length(op))) {
+	if (op &&
+	    (!json_is_string(op) || strlen(json_string_value(op)) != json_string_length(op))) {
 		fail(err, E_BAD_REQUEST, "\"op\" must be a string without NUL bytes");
 		goto out;
 	}

@@ -120,14 +120,14 @@ enum proto_limit_hit {
 };
 
 enum proto_errcode {
-	E_BAD_JSON,      /* not a JSON object */
-	E_BAD_REQUEST,   /* unknown field, wrong type, missing field */
-	E_TOO_LARGE,     /* line or field above its bound */
-	E_BAD_LIMITS,    /* a limit is not a positive integer */
-	E_BAD_PATH,      /* a "files" path escapes the work dir or is malformed */
+	E_BAD_JSON,    /* not a JSON object */
+	E_BAD_REQUEST, /* unknown field, wrong type, missing field */
+	E_TOO_LARGE,   /* line or field above its bound */
+	E_BAD_LIMITS,  /* a limit is not a positive integer */
+	E_BAD_PATH,    /* a "files" path escapes the work dir or is malformed */
 	E_UNKNOWN_POLICY,
-	E_BUSY,          /* the job queue is full */
-	E_FORBIDDEN,     /* peer uid/gid not served */
+	E_BUSY,	     /* the job queue is full */
+	E_FORBIDDEN, /* peer uid/gid not served */
 	E_INTERNAL,
 	E_SHUTTING_DOWN,
 	E_COUNT
@@ -146,7 +146,10 @@ int proto_outcome_parse(const char *name);
 struct proto_limits {
 	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
 };
-#define PROTO_LIMITS_UNSET {-1, -1, -1, -1, -1, -1}
+#define PROTO_LIMITS_UNSET                                                                         \
+	{                                                                                          \
+		-1, -1, -1, -1, -1, -1                                                             \
+	}
 /* Iterate limits by name: name table and pointer accessor, in one order. */
 #define PROTO_NLIMITS 6
 extern const char *const proto_limit_names[PROTO_NLIMITS];
@@ -161,12 +164,12 @@ struct proto_file {
 
 /* Hard bounds on what a client may send; checked before anything else. */
 struct proto_bounds {
-	size_t max_line;   /* whole request line, bytes */
-	size_t max_id;     /* id string bytes */
-	size_t max_files;  /* entries in "files" */
-	size_t max_path;   /* one file path, bytes */
-	size_t max_depth;  /* directory depth of a file path */
-	size_t max_tests;  /* asserts or stdio cases */
+	size_t max_line;  /* whole request line, bytes */
+	size_t max_id;	  /* id string bytes */
+	size_t max_files; /* entries in "files" */
+	size_t max_path;  /* one file path, bytes */
+	size_t max_depth; /* directory depth of a file path */
+	size_t max_tests; /* asserts or stdio cases */
 };
 void proto_bounds_default(struct proto_bounds *b);
 
@@ -197,9 +200,9 @@ struct proto_request {
 	size_t ncases;
 	char *entry_point;
 	enum proto_coverage coverage;
-	long partial_tests;   /* default 3 */
-	long test_timeout_ms; /* -1: none */
-	long long seed;       /* -1: none */
+	long partial_tests;	/* default 3 */
+	long test_timeout_ms;	/* -1: none */
+	long long seed;		/* -1: none */
 	double float_tolerance; /* < 0: exact comparison */
 };
 

@@ -21,7 +21,7 @@ struct cg_root {
 	char v1_memory[PATH_MAX];
 	char v1_pids[PATH_MAX];
 	char v1_cpuacct[PATH_MAX]; /* "" when cpuacct is not mounted */
-	bool v1_memsw;             /* memory.memsw.* present (swap accounting) */
+	bool v1_memsw;		   /* memory.memsw.* present (swap accounting) */
 	/* Prefix of this daemon instance's job names ("" = all): stale cleanup
 	 * only touches "<instance>-*", so daemons on other sockets sharing the
 	 * same cgroup keep their jobs. */

@@ -193,21 +193,21 @@ static bool on_compile(struct fb_run *f, json_t *o)
 		char *type = str_field(e, C_TYPE, 200), *msg = str_field(e, T_MESSAGE, MAX_MESSAGE);
 		json_t *text = json_object_get(e, C_TEXT);
 		json_array_append_new(
-			f->compile_errors,
-			json_pack("{s:s,s:s,s:o,s:o,s:o}", C_TYPE, type ? type : "", T_MESSAGE,
-				  msg ? msg : "", C_LINE,
-				  json_is_integer(line) ? json_integer(json_integer_value(line))
-							: json_null(),
-				  C_COLUMN,
-				  json_is_integer(col) ? json_integer(json_integer_value(col))
-						       : json_null(),
-				  C_TEXT,
-				  json_is_string(text)
-					  ? proto_json_bytes(json_string_value(text),
-							     strlen(json_string_value(text)) > 2000
-								     ? 2000
-								     : strlen(json_string_value(text)))
-					  : json_null()));
+		    f->compile_errors,
+		    json_pack("{s:s,s:s,s:o,s:o,s:o}", C_TYPE, type ? type : "", T_MESSAGE,
+			      msg ? msg : "", C_LINE,
+			      json_is_integer(line) ? json_integer(json_integer_value(line))
+						    : json_null(),
+			      C_COLUMN,
+			      json_is_integer(col) ? json_integer(json_integer_value(col))
+						   : json_null(),
+			      C_TEXT,
+			      json_is_string(text)
+				  ? proto_json_bytes(json_string_value(text),
+						     strlen(json_string_value(text)) > 2000
+							 ? 2000
+							 : strlen(json_string_value(text)))
+				  : json_null()));
 		free(type);
 		free(msg);
 	}
@@ -249,8 +249,8 @@ static bool on_result(struct fb_run *f, json_t *o)
 	t->message = str_field(o, "message", MAX_MESSAGE);
 	t->traceback = str_field(o, "traceback", MAX_TRACEBACK);
 	t->duration_ms = json_is_integer(dur) && json_integer_value(dur) >= 0
-				 ? (long)json_integer_value(dur)
-				 : 0;
+			     ? (long)json_integer_value(dur)
+			     : 0;
 	if (f->running == i)
 		f->running = -1;
 	return true;
@@ -374,8 +374,7 @@ enum proto_verdict fb_finish(struct fb_run *f, enum proto_verdict run_verdict, b
 		       "not run: a test before it hung");
 		snprintf(msg, msglen, "a test ran past test_timeout_ms; the job was stopped");
 		return V_FAIL;
-	}
-	else
+	} else
 		settle(f, OUT_ERROR, "the test ended the process without reporting a result",
 		       "not run: the process ended before this test");
 	size_t passed = 0, bad = 0;
@@ -405,33 +404,33 @@ void fb_to_json(const struct fb_run *f, const struct proto_request *req, json_t 
 		const struct fb_test *t = &f->tests[i];
 		int o = t->outcome >= 0 ? t->outcome : OUT_ERROR;
 		count[o]++;
-		const char *m = t->message ? t->message : "", *tb = t->traceback ? t->traceback : "";
+		const char *m = t->message ? t->message : "",
+			   *tb = t->traceback ? t->traceback : "";
 		json_array_append_new(tests, json_pack("{s:o,s:s,s:o,s:o,s:I}", T_NAME,
 						       proto_json_bytes(t->name, strlen(t->name)),
 						       T_OUTCOME, proto_outcome_name(o), T_MESSAGE,
 						       proto_json_bytes(m, strlen(m)), T_TRACEBACK,
-						       proto_json_bytes(tb, strlen(tb)), T_DURATION_MS,
-						       (json_int_t)t->duration_ms));
+						       proto_json_bytes(tb, strlen(tb)),
+						       T_DURATION_MS, (json_int_t)t->duration_ms));
 	}
-	json_object_set_new(resp, R_COMPILE,
-			    json_pack("{s:b,s:o}", C_OK, f->have_compile && f->compile_ok, C_ERRORS,
-				      f->compile_errors ? json_incref(f->compile_errors)
-							: json_array()));
+	json_object_set_new(
+	    resp, R_COMPILE,
+	    json_pack("{s:b,s:o}", C_OK, f->have_compile && f->compile_ok, C_ERRORS,
+		      f->compile_errors ? json_incref(f->compile_errors) : json_array()));
 	json_object_set_new(resp, R_TESTS, tests);
-	json_object_set_new(resp, R_SUMMARY,
-			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", S_TOTAL, (json_int_t)f->ntests,
-				      S_PASSED, (json_int_t)count[OUT_PASSED], S_FAILED,
-				      (json_int_t)count[OUT_FAILED], S_ERRORS,
-				      (json_int_t)count[OUT_ERROR], S_TIMEOUTS,
-				      (json_int_t)count[OUT_TIMEOUT], S_SKIPPED,
-				      (json_int_t)count[OUT_SKIPPED]));
+	json_object_set_new(
+	    resp, R_SUMMARY,
+	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", S_TOTAL, (json_int_t)f->ntests, S_PASSED,
+		      (json_int_t)count[OUT_PASSED], S_FAILED, (json_int_t)count[OUT_FAILED],
+		      S_ERRORS, (json_int_t)count[OUT_ERROR], S_TIMEOUTS,
+		      (json_int_t)count[OUT_TIMEOUT], S_SKIPPED, (json_int_t)count[OUT_SKIPPED]));
 	const char *comp = !f->have_compile ? ""
 			   : f->compile_ok  ? "No syntax errors"
 					    : (f->compile_feedback ? f->compile_feedback : "");
 	char *exec = fb_execution_text(f, req->coverage, req->partial_tests);
 	json_object_set_new(resp, R_FEEDBACK,
-			    json_pack("{s:o,s:o}", FB_COMPILATION, proto_json_bytes(comp, strlen(comp)),
-				      FB_EXECUTION,
+			    json_pack("{s:o,s:o}", FB_COMPILATION,
+				      proto_json_bytes(comp, strlen(comp)), FB_EXECUTION,
 				      proto_json_bytes(exec ? exec : "", exec ? strlen(exec) : 0)));
 	free(exec);
 	json_object_set_new(resp, R_INTEGRITY,

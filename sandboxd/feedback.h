@@ -32,7 +32,7 @@ struct fb_run {
 	struct fb_test *tests; /* in the plan's (source) order */
 	size_t ntests;
 	int running; /* index of a started test without a result, or -1 */
-	size_t hint;  /* where the next name is likely to be */
+	size_t hint; /* where the next name is likely to be */
 	bool module_error;
 	char *module_message, *module_traceback;
 	char *harness_error;

@@ -41,7 +41,7 @@ char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long pa
 		return b.s;
 	if (f->module_error) {
 		put(&b, f->module_traceback && f->module_traceback[0] ? f->module_traceback
-									: f->module_message);
+								      : f->module_message);
 	} else {
 		size_t shown = f->ntests;
 		if (cov == COV_PARTIAL && partial_n > 0 && (size_t)partial_n < shown)
@@ -54,8 +54,8 @@ char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long pa
 				put(&b, "\n\n");
 			put(&b, t->name);
 			put(&b, "\n");
-			const char *detail = t->traceback && t->traceback[0] ? t->traceback
-									     : t->message;
+			const char *detail =
+			    t->traceback && t->traceback[0] ? t->traceback : t->message;
 			put(&b, detail ? detail : "");
 		}
 		if (!b.len && shown > 0)

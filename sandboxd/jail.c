@@ -44,8 +44,8 @@ int jail_spec_init(struct jail_spec *s, const struct profile *p, const struct pr
 	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777",
 		 lim->tmpfs_mb);
 	snprintf(s->work_opts, sizeof s->work_opts,
-		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb,
-		 (unsigned)uid, (unsigned)gid);
+		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb, (unsigned)uid,
+		 (unsigned)gid);
 	snprintf(s->passwd, sizeof s->passwd,
 		 "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%u:%u:sandbox:/tmp:/usr/sbin/"
 		 "nologin\n",
@@ -135,8 +135,8 @@ static int send_fd(int sock, int fd)
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	char byte = 'L';
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof cbuf};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
 	memset(cbuf, 0, sizeof cbuf);
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
@@ -167,7 +167,7 @@ static void payload_main(const struct jail_child *orig)
 	const struct jail_spec *s = c->spec;
 	/* Move every descriptor above the numbers the payload's stdio and
 	 * channels take, so placing one never clobbers another. */
-	int *all[] = {&c->status_wr, &c->stdin_rd, &c->stdout_wr, &c->stderr_wr,
+	int *all[] = {&c->status_wr, &c->stdin_rd,  &c->stdout_wr, &c->stderr_wr,
 		      &c->notify_wr, &c->result_wr, &c->key_rd};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		if (lift(all[i]) < 0) {
@@ -252,7 +252,7 @@ int jail_child_main(void *arg)
 	/* Die with the daemon, then wait until it has put us into the job's
 	 * cgroup (EOF here means the daemon is gone or gave up). */
 	STEP(st, prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
-	int keep[] = {c->sync_rd,  c->status_wr, c->stdin_rd, c->stdout_wr,
+	int keep[] = {c->sync_rd,   c->status_wr, c->stdin_rd,	c->stdout_wr,
 		      c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
 	STEP(st, close_all_except(keep, 8), "closing inherited descriptors");
 	char go;

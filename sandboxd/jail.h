@@ -19,14 +19,14 @@ struct jail_spec {
 	const struct profile *prof;
 	struct proto_limits lim;
 	const struct proto_request *req; /* files */
-	const char *code, *stdin_data; /* default: the request's */
+	const char *code, *stdin_data;	 /* default: the request's */
 	size_t code_len, stdin_len;
 	/* Test requests run the in-jail runner on a job description instead of
 	 * main.py; both are written into the read-only root. */
 	bool runner;
 	const char *runner_src, *job_json;
 	size_t runner_len, job_len;
-	char key[33];          /* result-channel key, handed over on a pipe */
+	char key[33];	       /* result-channel key, handed over on a pipe */
 	char root_opts[64];    /* the root tmpfs, sized for the runner files */
 	char hashseed_env[40]; /* PYTHONHASHSEED=… when the request has a seed */
 	uid_t uid;
@@ -45,10 +45,10 @@ struct jail_spec {
 /* How the job's processes ended, as seen from outside. */
 struct jail_result {
 	bool started;
-	char error[256]; /* set when the sandbox itself failed (verdict "error") */
+	char error[256];  /* set when the sandbox itself failed (verdict "error") */
 	bool have_status; /* the payload's wait status arrived from the job's init */
 	int status;
-	struct rusage ru; /* the payload's, as reaped by init */
+	struct rusage ru;	  /* the payload's, as reaped by init */
 	enum proto_limit_hit hit; /* a limit the daemon itself enforced */
 	bool cancelled;
 	int violation_nr; /* seccomp notification syscall, or -1 */
@@ -58,8 +58,8 @@ struct jail_result {
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* from the cgroup when there is one */
 	long cpu_limit_ms;
-	bool leftover;   /* processes remained after the kill (logged; never expected) */
-	bool watchdog;   /* a test ran past its time limit and the job was stopped */
+	bool leftover; /* processes remained after the kill (logged; never expected) */
+	bool watchdog; /* a test ran past its time limit and the job was stopped */
 };
 
 /* Test runs: what supervise() does with the result channel's lines. */

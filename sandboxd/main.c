@@ -21,12 +21,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
-		"                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
-		"                [--queue N] [--max-request BYTES] [--runner FILE] [--no-cgroups]\n"
-		"Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
-		"(default /run/sandboxd.sock). See docs/protocol.md.\n");
+	fprintf(
+	    f,
+	    "usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
+	    "                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
+	    "                [--queue N] [--max-request BYTES] [--runner FILE] [--no-cgroups]\n"
+	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
+	    "(default /run/sandboxd.sock). See docs/protocol.md.\n");
 }
 
 static int parse_num(const char *s, long min, long max, long *out)
@@ -104,7 +105,8 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 		} else if (strcmp(a, "--max-request") == 0 &&
 			   parse_num(val, 1024, 1L << 30, &v) == 0) {
 			c->bounds.max_line = (size_t)v;
-		} else if (strcmp(a, "--uid-base") == 0 && parse_num(val, 1000, 1L << 30, &v) == 0) {
+		} else if (strcmp(a, "--uid-base") == 0 &&
+			   parse_num(val, 1000, 1L << 30, &v) == 0) {
 			c->uid_base = (uid_t)v;
 		} else if (strcmp(a, "--allow-uid") == 0 && c->n_allow_uid < CONFIG_MAX_ALLOW &&
 			   parse_num(val, 0, 1L << 31, &v) == 0) {
@@ -228,9 +230,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: cannot start workers\n");
 		return 1;
 	}
-	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)",
-		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir,
-		cfg.profiles.n);
+	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)", cfg.socket_path,
+		cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir, cfg.profiles.n);
 	server_run(&cfg, q, sigfd);
 	workers_join();
 	server_free_posted();

@@ -16,16 +16,24 @@
 #include "jail.h"
 
 /* Host /etc entries Python and common libraries read; missing ones are skipped. */
-static const char *const etc_binds[] = {
-	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-	"/etc/localtime",   "/etc/ssl",	       "/etc/ca-certificates", "/etc/mime.types",
-	"/etc/python3",	    "/etc/python3.11", "/etc/matplotlibrc",    "/etc/nsswitch.conf",
-	NULL};
-/* Merged-/usr links (or directories on older layouts). */
-static const char *const top_links[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+static const char *const etc_binds[] = {"/etc/ld.so.cache",
+					"/etc/ld.so.conf",
+					"/etc/ld.so.conf.d",
+					"/etc/alternatives",
+					"/etc/localtime",
+					"/etc/ssl",
+					"/etc/ca-certificates",
+					"/etc/mime.types",
+					"/etc/python3",
+					"/etc/python3.11",
+					"/etc/matplotlibrc",
+					"/etc/nsswitch.conf",
 					NULL};
-static const char *const dev_nodes[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-					"/dev/urandom", NULL};
+/* Merged-/usr links (or directories on older layouts). */
+static const char *const top_links[] = {"/bin",	  "/sbin",   "/lib", "/lib32",
+					"/lib64", "/libx32", NULL};
+static const char *const dev_nodes[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+					"/dev/random", "/dev/urandom", NULL};
 /* Kernel knobs that must stay read-only even for a process that somehow
  * became root inside the jail. */
 static const char *const proc_ro[] = {"proc/sys", "proc/sysrq-trigger", "proc/irq", "proc/bus",
@@ -129,8 +137,8 @@ static int setup_etc(const struct jail_spec *s)
 		if (bind_ro(etc_binds[i], 1, 0) < 0)
 			return -1;
 	if (write_file("etc/hosts", "127.0.0.1 localhost\n::1 localhost ip6-localhost\n") < 0 ||
-	    write_file("etc/hostname", "sandbox\n") < 0 || write_file("etc/passwd", s->passwd) < 0 ||
-	    write_file("etc/group", s->group) < 0)
+	    write_file("etc/hostname", "sandbox\n") < 0 ||
+	    write_file("etc/passwd", s->passwd) < 0 || write_file("etc/group", s->group) < 0)
 		return -1;
 	return 0;
 }

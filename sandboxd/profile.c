@@ -77,9 +77,8 @@ static int load_strings(const char *fname, const char *field, json_t *a, char **
 				    field, i);
 		const char *s = json_string_value(v);
 		if (paths && !path_is_clean(s))
-			return perr(err, errlen,
-				    "%s: %s[%zu]: \"%s\" is not a clean absolute path", fname,
-				    field, i, s);
+			return perr(err, errlen, "%s: %s[%zu]: \"%s\" is not a clean absolute path",
+				    fname, field, i, s);
 		if (paths && access(s, F_OK) < 0)
 			return perr(err, errlen, "%s: %s[%zu]: \"%s\": %s", fname, field, i, s,
 				    strerror(errno));
@@ -142,7 +141,8 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 			limits = v;
 		} else if (strcmp(key, "description") == 0) {
 			if (!json_is_string(v))
-				return perr(err, errlen, "%s: description: must be a string", fname);
+				return perr(err, errlen, "%s: description: must be a string",
+					    fname);
 		} else {
 			return perr(err, errlen, "%s: %s: unknown field", fname, key);
 		}

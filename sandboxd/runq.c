@@ -10,7 +10,7 @@ struct runq {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct job *head, *tail; /* queued, FIFO */
-	struct job *running;     /* linked through next while running */
+	struct job *running;	 /* linked through next while running */
 	size_t queued, nrunning, capacity;
 	bool shutdown;
 };

@@ -30,9 +30,9 @@ struct conn {
 	int fd;
 	char *in;
 	size_t in_len, in_cap;
-	bool skipping;    /* discarding the rest of an over-long line */
+	bool skipping;	  /* discarding the rest of an over-long line */
 	bool read_closed; /* the client half-closed: answer what is pending, then close */
-	bool dead;        /* to be closed (and its jobs cancelled) by the loop */
+	bool dead;	  /* to be closed (and its jobs cancelled) by the loop */
 	char *out;
 	size_t out_len, out_off;
 	size_t pending; /* jobs queued or running for this connection */
@@ -348,8 +348,8 @@ static void flush_all(void)
 			fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
 		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 		while (c->out_off < c->out_len) {
-			ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-					 MSG_NOSIGNAL);
+			ssize_t n =
+			    send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
 			if (n <= 0)
 				break;
 			c->out_off += (size_t)n;
@@ -391,8 +391,8 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 		pfd[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
 		size_t k = 0;
 		for (struct conn *c = conns; c && k < MAX_CONNS; c = c->next) {
-			short ev = (c->read_closed ? 0 : POLLIN) |
-				   (c->out_off < c->out_len ? POLLOUT : 0);
+			short ev =
+			    (c->read_closed ? 0 : POLLIN) | (c->out_off < c->out_len ? POLLOUT : 0);
 			idx[k++] = c;
 			pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 		}

@@ -77,8 +77,8 @@ static int recv_fd(int sock)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))], byte;
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof cbuf};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
 	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
 		return -1;
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
@@ -88,7 +88,6 @@ static int recv_fd(int sock)
 	memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	return fd;
 }
-
 
 #define RESULT_LINE_MAX (1u << 20)
 #define RESULT_TOTAL_MAX (64u << 20)
@@ -370,17 +369,28 @@ void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd,
 	memset(r, 0, sizeof *r);
 	r->violation_nr = -1;
 	r->cpu_limit_ms = s->lim.cpu_ms;
-	struct job_fds f = {.sync_w = -1, .status_r = -1, .stdin_w = -1, .notify_r = -1,
-			    .listener = -1, .pidfd = -1, .key_w = -1};
+	struct job_fds f = {.sync_w = -1,
+			    .status_r = -1,
+			    .stdin_w = -1,
+			    .notify_r = -1,
+			    .listener = -1,
+			    .pidfd = -1,
+			    .key_w = -1};
 	f.out.fd = f.err.fd = f.res.fd = -1;
 	if (make_pipes(pp, npipes) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		set_error(r, "pipe", errno);
 		goto out;
 	}
-	struct jail_child c = {.spec = s, .sync_rd = pp[0][0], .status_wr = pp[1][1],
-			       .stdin_rd = pp[2][0], .stdout_wr = pp[3][1], .stderr_wr = pp[4][1],
-			       .notify_wr = sv[1], .result_wr = pp[5][1], .key_rd = pp[6][0]};
+	struct jail_child c = {.spec = s,
+			       .sync_rd = pp[0][0],
+			       .status_wr = pp[1][1],
+			       .stdin_rd = pp[2][0],
+			       .stdout_wr = pp[3][1],
+			       .stderr_wr = pp[4][1],
+			       .notify_wr = sv[1],
+			       .result_wr = pp[5][1],
+			       .key_rd = pp[6][0]};
 	char *stack = malloc(CHILD_STACK);
 	if (!stack) {
 		set_error(r, "stack", ENOMEM);

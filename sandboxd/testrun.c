@@ -40,11 +40,11 @@ static char *job_json(const struct proto_request *req, const char *format)
 		tests = json_null();
 	}
 	json_t *o = json_pack(
-		"{s:s,s:s%,s:o,s:o,s:o,s:o,s:s}", "format", format, "code", req->code,
-		req->code_len, "tests", tests, "entry_point",
-		req->entry_point ? json_string(req->entry_point) : json_null(), "test_timeout_ms",
-		req->test_timeout_ms > 0 ? json_integer(req->test_timeout_ms) : json_null(), "seed",
-		req->seed >= 0 ? json_integer(req->seed) : json_null(), "filename", "solution.py");
+	    "{s:s,s:s%,s:o,s:o,s:o,s:o,s:s}", "format", format, "code", req->code, req->code_len,
+	    "tests", tests, "entry_point",
+	    req->entry_point ? json_string(req->entry_point) : json_null(), "test_timeout_ms",
+	    req->test_timeout_ms > 0 ? json_integer(req->test_timeout_ms) : json_null(), "seed",
+	    req->seed >= 0 ? json_integer(req->seed) : json_null(), "filename", "solution.py");
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;
@@ -127,8 +127,9 @@ json_t *testrun_runner(const struct config *cfg, int slot, const struct job *j)
 
 static char *case_diff(const struct proto_case *c, const char *got, size_t got_len)
 {
-	char *parts[3] = {strndup(c->input, CASE_TEXT_MAX), strndup(c->output, CASE_TEXT_MAX),
-			  strndup(got ? got : "", got_len < CASE_TEXT_MAX ? got_len : CASE_TEXT_MAX)};
+	char *parts[3] = {
+	    strndup(c->input, CASE_TEXT_MAX), strndup(c->output, CASE_TEXT_MAX),
+	    strndup(got ? got : "", got_len < CASE_TEXT_MAX ? got_len : CASE_TEXT_MAX)};
 	size_t n = 64;
 	for (int i = 0; i < 3; i++)
 		n += parts[i] ? strlen(parts[i]) : 0;
@@ -171,8 +172,8 @@ static void judge_case(struct fb_run *fb, const struct job *j, size_t i, struct 
 	} else if (o->v == V_RUNTIME_ERROR) {
 		char *tb = strndup(o->r.err ? o->r.err : "", o->r.err_len);
 		char *trimmed = tb ? fb_trim(tb, 4000) : NULL;
-		const char *m = o->r.err_len ? last_line(o->r.err, o->r.err_len, line, sizeof line)
-					     : o->msg;
+		const char *m =
+		    o->r.err_len ? last_line(o->r.err, o->r.err_len, line, sizeof line) : o->msg;
 		fb_add_test(fb, name, OUT_ERROR, m, trimmed ? trimmed : "", (long)wall);
 		free(tb);
 		free(trimmed);

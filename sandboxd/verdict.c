@@ -73,4 +73,3 @@ enum proto_verdict worker_verdict(const struct jail_result *r, const struct cg_s
 			 *hit == HIT_PIDS ? "; the pids limit refused forks" : "");
 	return V_RUNTIME_ERROR;
 }
-

@@ -98,9 +98,8 @@ static void run_job(struct worker *w, struct job *j)
 	}
 	char *u = json_dumps(json_object_get(resp, R_USAGE), JSON_COMPACT);
 	const char *msg = json_string_value(json_object_get(resp, R_MESSAGE));
-	log_msg("job %s: %s %s%s%s", j->req.id,
-		json_string_value(json_object_get(resp, R_VERDICT)), u ? u : "",
-		msg && msg[0] ? " " : "", msg ? msg : "");
+	log_msg("job %s: %s %s%s%s", j->req.id, json_string_value(json_object_get(resp, R_VERDICT)),
+		u ? u : "", msg && msg[0] ? " " : "", msg ? msg : "");
 	free(u);
 	char *line = json_dumps(resp, JSON_COMPACT);
 	json_decref(resp);
