@@ -91,6 +91,29 @@ void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t ru
 	}
 }
 
+static char *cmdline_start;
+static size_t cmdline_len;
+
+void jail_note_cmdline(int argc, char **argv)
+{
+	if (argc < 1)
+		return;
+	/* The kernel lays argv strings out back to back. */
+	cmdline_start = argv[0];
+	cmdline_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[0]);
+}
+
+/* In the job's own copy of memory: the daemon is untouched. */
+static void hide_cmdline(void)
+{
+	static const char name[] = "sandbox-init";
+	if (cmdline_start && cmdline_len >= sizeof name) {
+		memset(cmdline_start, 0, cmdline_len);
+		memcpy(cmdline_start, name, sizeof name);
+	}
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
 /* Reports a failed step to the daemon; the message names the step. */
 static void report_error(int fd, const char *step)
 {
@@ -255,6 +278,7 @@ int jail_child_main(void *arg)
 	int keep[] = {c->sync_rd,   c->status_wr, c->stdin_rd,	c->stdout_wr,
 		      c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
 	STEP(st, close_all_except(keep, 8), "closing inherited descriptors");
+	hide_cmdline();
 	char go;
 	if (read(c->sync_rd, &go, 1) != 1)
 		_exit(1);

@@ -86,6 +86,11 @@ void jail_run(const struct jail_spec *s, struct cg_job *cg, int cancel_fd,
 	      const struct jail_hooks *hooks, struct jail_result *r);
 void jail_result_free(struct jail_result *r);
 
+/* Remembers where the daemon's argv strings live, so each job's init (a
+ * copy of the daemon that never execs) can blank them: /proc/1/cmdline in
+ * the jail must not show the daemon's command line. Call once from main. */
+void jail_note_cmdline(int argc, char **argv);
+
 /* Child side, used by jail_run through clone(): the ordered list of layers. */
 int jail_child_main(void *arg);
 

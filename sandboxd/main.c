@@ -15,6 +15,7 @@
 #include "../common/log.h"
 #include "caps.h"
 #include "config.h"
+#include "jail.h"
 #include "runq.h"
 #include "server.h"
 #include "worker.h"
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
 		cfg.queue_capacity = (size_t)cfg.workers * 64;
 	cfg.policies_dir = pol;
 	cfg.socket_gid = cfg.n_allow_gid ? cfg.allow_gid[0] : 0;
+	jail_note_cmdline(argc, argv);
 	if (geteuid() != 0) {
 		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
 		return 1;

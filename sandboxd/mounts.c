@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -63,6 +64,45 @@ static int make_path(const char *rel, int as_dir)
 	return 0;
 }
 
+/* struct mount_attr of mount_setattr(2), under our own name: glibc 2.36's
+ * <sys/mount.h> and <linux/mount.h> do not mix. */
+struct sbx_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#define SBX_MOUNT_ATTR_RDONLY 0x1
+#define SBX_MOUNT_ATTR_NOSUID 0x2
+#define SBX_MOUNT_ATTR_NODEV 0x4
+#define SBX_MOUNT_ATTR_NOEXEC 0x8
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+/* Binds src at tgt read-only, nosuid, nodev (plus `extra`), submounts
+ * included. A remount only changes the top mount, so a host submount under
+ * a bound tree (a separate /usr/local, an /etc/ssl mount) would stay
+ * writable inside: mount_setattr(AT_RECURSIVE) applies the flags to every
+ * mount of the tree. Kernels without it (before 5.12) get a non-recursive
+ * bind instead, where submounts are simply not visible. */
+static int bind_flags(const char *src, const char *tgt, unsigned long extra)
+{
+	struct sbx_mount_attr a = {.attr_set = SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+					       SBX_MOUNT_ATTR_NODEV |
+					       ((extra & MS_NOEXEC) ? SBX_MOUNT_ATTR_NOEXEC : 0)};
+	if (mount(src, tgt, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, tgt, AT_RECURSIVE, &a, sizeof a) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	if (umount2(tgt, MNT_DETACH) < 0 || mount(src, tgt, NULL, MS_BIND, NULL) < 0)
+		return -1;
+	/* A bind mount takes its flags only from a second, remounting call. */
+	return mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | RO | extra, NULL);
+}
+
 /* Binds host path src read-only at the same place inside (src is absolute,
  * the target is src without its leading slash). Missing sources are skipped
  * when optional. */
@@ -83,10 +123,7 @@ static int bind_ro(const char *src, int optional, unsigned long extra)
 			return -1;
 		close(fd);
 	}
-	if (mount(src, tgt, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return -1;
-	/* A bind mount takes its flags only from a second, remounting call. */
-	return mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | RO | extra, NULL);
+	return bind_flags(src, tgt, extra);
 }
 
 static int write_bytes(const char *path, const char *data, size_t len)
@@ -151,8 +188,7 @@ static int setup_proc(void)
 	for (int i = 0; proc_ro[i]; i++) {
 		if (access(proc_ro[i], F_OK) < 0)
 			continue;
-		if (mount(proc_ro[i], proc_ro[i], NULL, MS_BIND | MS_REC, NULL) < 0 ||
-		    mount(NULL, proc_ro[i], NULL, MS_BIND | MS_REMOUNT | RO, NULL) < 0)
+		if (bind_flags(proc_ro[i], proc_ro[i], 0) < 0)
 			return -1;
 	}
 	return 0;

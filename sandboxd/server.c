@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,15 +113,36 @@ void server_post(uint64_t conn_id, char *line)
 	(void)!write(wake_fd, &one, sizeof one);
 }
 
+static bool gid_allowed(const struct config *cfg, gid_t gid)
+{
+	for (int i = 0; i < cfg->n_allow_gid; i++)
+		if (cfg->allow_gid[i] == gid)
+			return true;
+	return false;
+}
+
+/* Root, an allowed uid, or a member of an allowed group: the primary gid
+ * from SO_PEERCRED, else the user's supplementary groups as the system's
+ * group database lists them (the same membership that let the peer open
+ * the 0660 socket in the first place). */
 static bool peer_allowed(const struct config *cfg, const struct ucred *cr)
 {
-	if (cr->uid == 0)
+	if (cr->uid == 0 || gid_allowed(cfg, cr->gid))
 		return true;
 	for (int i = 0; i < cfg->n_allow_uid; i++)
 		if (cfg->allow_uid[i] == cr->uid)
 			return true;
-	for (int i = 0; i < cfg->n_allow_gid; i++)
-		if (cfg->allow_gid[i] == cr->gid)
+	if (!cfg->n_allow_gid)
+		return false;
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	gid_t groups[256];
+	int n = 256;
+	if (getpwuid_r(cr->uid, &pw, buf, sizeof buf, &found) != 0 || !found ||
+	    getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (gid_allowed(cfg, groups[i]))
 			return true;
 	return false;
 }

@@ -88,8 +88,8 @@ bool stdio_output_matches(const char *got, size_t got_len, const char *want, siz
 		return false;
 	struct lines lg = {got, got + got_len}, lw = {want, want + want_len};
 	for (size_t k = 0; k < ng; k++) {
-		const char *a, *b;
-		size_t an, bn;
+		const char *a = NULL, *b = NULL;
+		size_t an = 0, bn = 0;
 		next_line(&lg, &a, &an);
 		next_line(&lw, &b, &bn);
 		if (an == bn && memcmp(a, b, an) == 0)

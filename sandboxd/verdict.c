@@ -31,7 +31,10 @@ enum proto_verdict worker_verdict(const struct jail_result *r, const struct cg_s
 		snprintf(msg, msglen, "forbidden syscall %s", name);
 		return V_VIOLATION;
 	}
-	if (have_stats && st->oom_kills > 0 && !exited0) {
+	/* Any OOM kill in the job is the limit firing, even when the main
+	 * process survived it (a killed child, a worker pool): the run did not
+	 * get the memory it needed. */
+	if (have_stats && st->oom_kills > 0) {
 		*hit = HIT_MEMORY;
 		snprintf(msg, msglen, "memory limit exceeded (OOM kill)");
 		return V_MEMORY_LIMIT;

@@ -230,9 +230,14 @@ END_TEST
 
 START_TEST(test_oom_but_exit0_pass)
 {
+	/* A child was OOM-killed and the parent exited 0: the limit still fired. */
 	struct jail_result r = exited(0);
 	struct cg_stats st = {.oom_kills = 1, .pids_max_hit = 3};
 	struct outcome o = judge(&r, &st, true);
+	ck_verdict(o, V_MEMORY_LIMIT, HIT_MEMORY);
+	/* Without an OOM kill, an exit 0 is a pass even if forks were refused. */
+	st.oom_kills = 0;
+	o = judge(&r, &st, true);
 	ck_verdict(o, V_PASS, HIT_NONE);
 	ck_assert_str_eq(o.msg, "");
 }

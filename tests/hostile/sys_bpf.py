@@ -1,0 +1,23 @@
+# Raw syscall through ctypes: bpf, to load a BPF program (BPF_PROG_LOAD).
+# The seccomp profile kills the job before the call runs; the response
+# names the syscall.
+# expect: violation
+# violation: bpf
+# stdout: contains CALLING
+# stdout: not-contains RETURNED
+# host: no-leftover
+import ctypes
+import os
+import sys
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+
+def L(*args):
+    return [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+
+
+print("CALLING bpf", flush=True)
+r = libc.syscall(*L(321, 5, None, 0))
+print("RETURNED", r, os.strerror(ctypes.get_errno()), flush=True)
