@@ -23,6 +23,7 @@
 #include "../../client/eval_priv.h"
 #include "../../client/score.h"
 #include "../helpers/daemon.h"
+#include "../helpers/tcheck.h"
 
 #define TASKS "tests/eval/tasks.jsonl"
 #define FAKE_GEN "python3 tests/eval/fake_gen.py"
@@ -120,19 +121,9 @@ static json_t *load_turns(const char *out)
 	return load_jsonl(p);
 }
 
-static const char *sget(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
 static const char *fb(const json_t *r, const char *k)
 {
 	return json_string_value(json_object_get(json_object_get(r, "feedback"), k));
-}
-
-static bool streq(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
 }
 
 /* Records (or generator inputs) matching setting/task/turn; NULL or -1 match all. */

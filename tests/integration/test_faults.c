@@ -39,6 +39,7 @@
 #include "../../client/sbx.h"
 #include "../../common/protocol.h"
 #include "../helpers/daemon.h"
+#include "../helpers/tcheck.h"
 
 #define TIMEOUT_S 60
 #define CALL_MS 30000 /* how long one job's response may take */
@@ -56,71 +57,7 @@ static bool g_user_made;
 
 /* --- small JSON helpers -------------------------------------------------- */
 
-static char *dump(const json_t *o)
-{
-	if (!o)
-		return strdup("(null)");
-	char *s = json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (s && strlen(s) > 3000)
-		strcpy(s + 2990, "...[cut]");
-	return s ? s : strdup("(unencodable)");
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static json_int_t iget(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-static json_int_t iget2(const json_t *o, const char *a, const char *b)
-{
-	return iget(json_object_get(o, a), b);
-}
-
-static bool streq(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
-
-static const char *errcode(const json_t *r)
-{
-	return sget(json_object_get(r, "error"), "code");
-}
-
-#define CHECK_R(r, cond) ck_assert_msg((cond), "%s -- response: %s", #cond, dump(r))
-#define CHECK_RM(r, cond, fmt, ...)                                                                \
-	ck_assert_msg((cond), fmt " -- response: %s", __VA_ARGS__, dump(r))
-
 /* --- daemon and connection helpers --------------------------------------- */
-
-#define START(d, ...)                                                                              \
-	do {                                                                                       \
-		const char *args_[] = {__VA_ARGS__, NULL};                                         \
-		ck_assert_msg(td_startv(&(d), args_) == 0, "starting sandboxd: %s", (d).err);      \
-	} while (0)
-
-static char *log_tail(const struct test_daemon *d)
-{
-	char *log = td_log(d);
-	size_t n = strlen(log);
-	if (n > 2500)
-		memmove(log, log + n - 2500, 2501);
-	return log;
-}
-
-static void stop_ok(struct test_daemon *d)
-{
-	int st = td_stop(d, 5000);
-	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "sandboxd did not exit 0 on SIGTERM (wait status %d: %s); log:\n%s", st,
-		      st < 0 ? d->err : "", log_tail(d));
-	td_cleanup(d);
-}
 
 static void assert_alive(struct test_daemon *d, const char *after)
 {

@@ -22,27 +22,13 @@
 #include "../../client/sbx.h"
 #include "../../common/protocol.h"
 #include "../helpers/daemon.h"
+#include "../helpers/tcheck.h"
 
 #define CALL_MS 60000	/* how long one ordinary response may take */
 #define BATCH_MS 180000 /* how long one response of a dataset batch may take */
 #define WINDOW 6	/* requests in flight on a batch connection (2 workers) */
 
 /* --- small JSON helpers -------------------------------------------------- */
-
-static char *dump(const json_t *o)
-{
-	if (!o)
-		return strdup("(null)");
-	char *s = json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (s && strlen(s) > 12000)
-		strcpy(s + 11990, "...[cut]");
-	return s ? s : strdup("(unencodable)");
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
 
 /* A string field, "" when missing (for strstr). */
 static const char *sget0(const json_t *o, const char *k)
@@ -51,25 +37,9 @@ static const char *sget0(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-static json_int_t iget(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-static json_int_t iget2(const json_t *o, const char *a, const char *b)
-{
-	return iget(json_object_get(o, a), b);
-}
-
 static const char *sget2(const json_t *o, const char *a, const char *b)
 {
 	return json_string_value(json_object_get(json_object_get(o, a), b));
-}
-
-static bool streq(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -118,11 +88,6 @@ static json_int_t summary(const json_t *r, const char *k)
 {
 	return iget2(r, R_SUMMARY, k);
 }
-
-/* Asserts cond, printing the whole response when it fails. */
-#define CHECK_R(r, cond) ck_assert_msg((cond), "%s -- response: %s", #cond, dump(r))
-#define CHECK_RM(r, cond, fmt, ...)                                                                \
-	ck_assert_msg((cond), fmt " -- response: %s", __VA_ARGS__, dump(r))
 
 /* The outcomes of all tests, in order, as "passed,failed,...". */
 static void outcomes(const json_t *r, char *out, size_t len)
@@ -186,31 +151,6 @@ static const char *sb_cut(struct sb *b, size_t max)
 }
 
 /* --- daemon and connection helpers --------------------------------------- */
-
-#define START(d, ...)                                                                              \
-	do {                                                                                       \
-		const char *args_[] = {__VA_ARGS__, NULL};                                         \
-		ck_assert_msg(td_startv(&(d), args_) == 0, "starting sandboxd: %s", (d).err);      \
-	} while (0)
-
-static char *log_tail(const struct test_daemon *d)
-{
-	char *log = td_log(d);
-	size_t n = strlen(log);
-	if (n > 2000)
-		memmove(log, log + n - 2000, 2001);
-	return log;
-}
-
-/* SIGTERM; the daemon must exit 0 in time. Then removes its directory. */
-static void stop_ok(struct test_daemon *d)
-{
-	int st = td_stop(d, 10000);
-	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "sandboxd did not exit 0 on SIGTERM (wait status %d: %s); log:\n%s", st,
-		      st < 0 ? d->err : "", log_tail(d));
-	td_cleanup(d);
-}
 
 static struct sbx_conn *conn_open(const struct test_daemon *d)
 {

@@ -80,6 +80,7 @@
 
 #include "../../client/sbx.h"
 #include "../helpers/daemon.h"
+#include "../helpers/tcheck.h"
 
 #define CALL_MS 90000 /* the longest a response may take (queue + job) */
 #define MAX_HDR 32
@@ -206,11 +207,6 @@ static void whyf(char *why, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why + used, len - used, fmt, ap);
 	va_end(ap);
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
 }
 
 /* o[k] (a string, which may hold NULs: a job can print them) contains

@@ -1,0 +1,87 @@
+/* Check-side helpers shared by the integration suites: reading fields of a
+ * response, asserting with the whole response in the message, and starting
+ * and stopping a daemon under assertions. Header-only (static inline) so a
+ * suite that uses a few of them carries no unused code. */
+#ifndef SBX_TCHECK_H
+#define SBX_TCHECK_H
+
+#include <check.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "daemon.h"
+
+/* The response as text for a failure message (cut at about 3000 bytes). */
+static inline char *dump(const json_t *o)
+{
+	if (!o)
+		return strdup("(null)");
+	char *s = json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (s && strlen(s) > 3000)
+		strcpy(s + 2990, "...[cut]");
+	return s ? s : strdup("(unencodable)");
+}
+
+static inline const char *sget(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* An integer field, or -1 when missing or not an integer. */
+static inline json_int_t iget(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static inline json_int_t iget2(const json_t *o, const char *a, const char *b)
+{
+	return iget(json_object_get(o, a), b);
+}
+
+static inline bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static inline const char *errcode(const json_t *r)
+{
+	return sget(json_object_get(r, "error"), "code");
+}
+
+/* Asserts cond, printing the whole response when it fails. */
+#define CHECK_R(r, cond) ck_assert_msg((cond), "%s -- response: %s", #cond, dump(r))
+#define CHECK_RM(r, cond, fmt, ...)                                                                \
+	ck_assert_msg((cond), fmt " -- response: %s", __VA_ARGS__, dump(r))
+
+#define START(d, ...)                                                                              \
+	do {                                                                                       \
+		const char *args_[] = {__VA_ARGS__, NULL};                                         \
+		ck_assert_msg(td_startv(&(d), args_) == 0, "starting sandboxd: %s", (d).err);      \
+	} while (0)
+
+/* The last 2500 bytes of the daemon's log (caller frees). */
+static inline char *log_tail(const struct test_daemon *d)
+{
+	char *log = td_log(d);
+	size_t n = strlen(log);
+	if (n > 2500)
+		memmove(log, log + n - 2500, 2501);
+	return log;
+}
+
+/* SIGTERM; the daemon must exit 0 in time (a leak under LeakSanitizer would
+ * make it exit non-zero). Then removes its directory. */
+static inline void stop_ok(struct test_daemon *d)
+{
+	int st = td_stop(d, 10000);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "sandboxd did not exit 0 on SIGTERM (wait status %d: %s); log:\n%s", st,
+		      st < 0 ? d->err : "", log_tail(d));
+	td_cleanup(d);
+}
+
+#endif
