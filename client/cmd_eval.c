@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/numparse.h"
 #include "eval.h"
 #include "score.h"
 
@@ -23,28 +24,6 @@ static void eval_usage(FILE *f)
 		"           [--memory MB] [--no-progress]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n");
-}
-
-static int to_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int to_ms(const char *s, long *ms)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || v <= 0 || v > 1e7)
-		return -1;
-	*ms = (long)(v * 1000 + 0.5);
-	return *ms > 0 ? 0 : -1;
 }
 
 /* Splits "a,b,c" in place into a NULL-terminated array (caller frees the array). */
@@ -135,9 +114,9 @@ int cmd_eval(const char *sock, int argc, char **argv)
 		} else if (strcmp(a, "--setting") == 0) {
 			if (add_setting(&o, v) < 0)
 				goto bad;
-		} else if (strcmp(a, "--turns") == 0 && to_long(v, 0, 100, &n) == 0) {
+		} else if (strcmp(a, "--turns") == 0 && num_parse_long(v, 0, 100, &n) == 0) {
 			o.turns = (int)n;
-		} else if (strcmp(a, "--jobs") == 0 && to_long(v, 1, 1024, &n) == 0) {
+		} else if (strcmp(a, "--jobs") == 0 && num_parse_long(v, 1, 1024, &n) == 0) {
 			o.jobs = (int)n;
 		} else if (strcmp(a, "--out") == 0) {
 			o.out_dir = v;
@@ -156,17 +135,17 @@ int cmd_eval(const char *sock, int argc, char **argv)
 			tasks_arg = strdup(v);
 			ids = tasks_arg ? split_ids(tasks_arg, &o.ntasks) : NULL;
 			o.tasks = ids;
-		} else if (strcmp(a, "--seed") == 0 && to_long(v, 0, 4294967295L, &n) == 0) {
+		} else if (strcmp(a, "--seed") == 0 && num_parse_long(v, 0, 4294967295L, &n) == 0) {
 			o.seed = n;
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
-		} else if (strcmp(a, "--gen-timeout") == 0 && to_ms(v, &n) == 0) {
+		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {
 			o.gen_timeout_ms = (int)n;
-		} else if (strcmp(a, "--cpu") == 0 && to_ms(v, &n) == 0) {
+		} else if (strcmp(a, "--cpu") == 0 && num_parse_seconds_ms(v, &n) == 0) {
 			o.limits.cpu_ms = n;
-		} else if (strcmp(a, "--wall") == 0 && to_ms(v, &n) == 0) {
+		} else if (strcmp(a, "--wall") == 0 && num_parse_seconds_ms(v, &n) == 0) {
 			o.limits.wall_ms = n;
-		} else if (strcmp(a, "--memory") == 0 && to_long(v, 1, 1 << 20, &n) == 0) {
+		} else if (strcmp(a, "--memory") == 0 && num_parse_long(v, 1, 1 << 20, &n) == 0) {
 			o.limits.memory_mb = n;
 		} else {
 			fprintf(stderr, "sbx eval: bad option or value: %s %s\n", a, v);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/numparse.h"
 #include "../common/protocol.h"
 #include "cmd.h"
 #include "sbx.h"
@@ -34,28 +35,6 @@ static void usage(FILE *f)
 		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
 		"For asserts and stdio, the tests FILE is a JSON array. --explain prints the\n"
 		"feedback a model would see instead of the JSON.\n");
-}
-
-static int parse_seconds(const char *s, json_int_t *ms)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || v <= 0 || v > 1e7)
-		return -1;
-	*ms = (json_int_t)(v * 1000 + 0.5);
-	return *ms > 0 ? 0 : -1;
-}
-
-static int parse_count(const char *s, json_int_t *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v <= 0)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* The model-facing view of a response. */
@@ -177,7 +156,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
 	int rc = EXIT_USAGE;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		json_int_t n;
+		long n;
 		static const struct {
 			const char *flag, *key;
 			bool seconds;
@@ -205,7 +184,8 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		}
 		i++;
 		if (k < sizeof lim / sizeof lim[0]) {
-			if ((lim[k].seconds ? parse_seconds(v, &n) : parse_count(v, &n)) < 0) {
+			if ((lim[k].seconds ? num_parse_seconds_ms(v, &n)
+					    : num_parse_long(v, 1, 0x7fffffffL, &n)) < 0) {
 				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);
 				goto out;
 			}
@@ -230,16 +210,14 @@ static int cmd_run(const char *sock, int argc, char **argv)
 					    json_string(v));
 		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0) {
 			/* seeds may be 0; the daemon range-checks both */
-			if (parse_count(v, &n) < 0 && !(a[2] == 's' && strcmp(v, "0") == 0)) {
+			if (num_parse_long(v, a[2] == 's' ? 0 : 1, 0x7fffffffL, &n) < 0) {
 				snprintf(err, sizeof err, "%s: not a valid number: %s", a, v);
 				goto out;
 			}
-			if (strcmp(v, "0") == 0)
-				n = 0;
 			json_object_set_new(req, a[2] == 'p' ? F_PARTIAL_TESTS : F_SEED,
 					    json_integer(n));
 		} else if (strcmp(a, "--test-timeout") == 0) {
-			if (parse_seconds(v, &n) < 0) {
+			if (num_parse_seconds_ms(v, &n) < 0) {
 				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);
 				goto out;
 			}

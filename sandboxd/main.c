@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/numparse.h"
 #include "caps.h"
 #include "config.h"
 #include "jail.h"
@@ -29,17 +30,6 @@ static void usage(FILE *f)
 	    "                [--queue N] [--max-request BYTES] [--runner FILE] [--no-cgroups]\n"
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n");
-}
-
-static int parse_num(const char *s, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* Default data paths: `rel` beside the build dir holding the binary (a
@@ -99,21 +89,21 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 			snprintf(runner, runnerlen, "%s", val);
 		} else if (strcmp(a, "--state-dir") == 0) {
 			snprintf(c->state_dir, sizeof c->state_dir, "%s", val);
-		} else if (strcmp(a, "--workers") == 0 && parse_num(val, 1, 256, &v) == 0) {
+		} else if (strcmp(a, "--workers") == 0 && num_parse_long(val, 1, 256, &v) == 0) {
 			c->workers = (int)v;
-		} else if (strcmp(a, "--queue") == 0 && parse_num(val, 1, 100000, &v) == 0) {
+		} else if (strcmp(a, "--queue") == 0 && num_parse_long(val, 1, 100000, &v) == 0) {
 			c->queue_capacity = (size_t)v;
 		} else if (strcmp(a, "--max-request") == 0 &&
-			   parse_num(val, 1024, 1L << 30, &v) == 0) {
+			   num_parse_long(val, 1024, 1L << 30, &v) == 0) {
 			c->bounds.max_line = (size_t)v;
 		} else if (strcmp(a, "--uid-base") == 0 &&
-			   parse_num(val, 1000, 1L << 30, &v) == 0) {
+			   num_parse_long(val, 1000, 1L << 30, &v) == 0) {
 			c->uid_base = (uid_t)v;
 		} else if (strcmp(a, "--allow-uid") == 0 && c->n_allow_uid < CONFIG_MAX_ALLOW &&
-			   parse_num(val, 0, 1L << 31, &v) == 0) {
+			   num_parse_long(val, 0, 1L << 31, &v) == 0) {
 			c->allow_uid[c->n_allow_uid++] = (uid_t)v;
 		} else if (strcmp(a, "--allow-gid") == 0 && c->n_allow_gid < CONFIG_MAX_ALLOW &&
-			   parse_num(val, 0, 1L << 31, &v) == 0) {
+			   num_parse_long(val, 0, 1L << 31, &v) == 0) {
 			c->allow_gid[c->n_allow_gid++] = (gid_t)v;
 		} else {
 			fprintf(stderr, "sandboxd: bad argument: %s%s%s\n", a, takes ? " " : "",
