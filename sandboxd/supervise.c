@@ -294,7 +294,8 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 		ADD(f->notify_r, POLLIN, ip_nt);
 		ADD(f->listener, POLLIN, ip_ls);
 		ADD(reaped ? -1 : f->pidfd, POLLIN, ip_pid);
-		ADD(cancel_fd, POLLIN, ip_cancel);
+		/* An eventfd stays readable: once seen, stop watching it. */
+		ADD(r->cancelled ? -1 : cancel_fd, POLLIN, ip_cancel);
 		ADD(f->res.fd, POLLIN, ip_res);
 #undef ADD
 		uint64_t until = killed ? now + 10000000u : wall_deadline;
