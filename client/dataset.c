@@ -313,20 +313,22 @@ static int mbpp_prompt(const char *text, const json_t *asserts, char **out, char
 	return 0;
 }
 
-/* The original MBPP layout (task_id, text, code, test_list). test_setup_code
- * and test_imports are ignored: the asserts format has nowhere to put them,
- * and the generated code is expected to do its own imports. */
+/* The original MBPP layout (task_id, text, code, test_list, test_setup_code).
+ * challenge_test_list and test_imports are not used. */
 static int parse_mbpp_original(const json_t *rec, struct ds_task *t, char *err, size_t errlen)
 {
-	const char *text, *code;
+	const char *text, *code, *setup;
 	json_t *list = field(rec, "test_list"), *v;
 	size_t i;
 	int rc;
 	if ((rc = get_id(rec, "task_id", &t->id, err, errlen)) < 0)
 		return rc;
 	if (req_str(rec, field(rec, "prompt") ? "prompt" : "text", &text, err, errlen) < 0 ||
-	    opt_str(rec, "code", &code, err, errlen) < 0)
+	    opt_str(rec, "code", &code, err, errlen) < 0 ||
+	    opt_str(rec, "test_setup_code", &setup, err, errlen) < 0)
 		return BAD;
+	if (setup && !blank(setup) && dup_opt(setup, &t->test_setup, err, errlen) < 0)
+		return OOM;
 	if (!json_is_array(list) || json_array_size(list) == 0)
 		return fail(BAD, err, errlen, "\"test_list\" is not a non-empty array");
 	json_array_foreach(list, i, v)
@@ -717,6 +719,7 @@ void ds_task_free(struct ds_task *t)
 	free(t->prompt);
 	free(t->entry_point);
 	free(t->reference);
+	free(t->test_setup);
 	json_decref(t->tests);
 	memset(t, 0, sizeof *t);
 }

@@ -18,7 +18,10 @@ struct ds_task {
 	char *reference;   /* reference solution for expert feedback, or NULL */
 	enum proto_format test_format;
 	json_t *tests; /* as the protocol's "tests": a string, or an array */
-	size_t line;   /* line number in the file (1-based) */
+	/* MBPP's test_setup_code, or NULL: MBPP's harness runs it after the
+	 * candidate's code and before the tests, so `sbx eval` appends it. */
+	char *test_setup;
+	size_t line; /* line number in the file (1-based) */
 };
 
 struct ds_set {

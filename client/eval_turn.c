@@ -295,9 +295,20 @@ static json_t *test_request(const struct eval_ctx *c, const struct eval_item *it
 	const struct ds_task *t = it->task;
 	const struct eval_opts *o = c->o;
 	enum proto_coverage cov = it->set->exec ? it->set->cov : COV_NONE;
+	char *joined = NULL;
+	if (t->test_setup) {
+		/* MBPP's harness: code, then its setup, then the tests. Appended, so
+		 * the candidate's line numbers are unchanged. */
+		size_t n = strlen(code) + strlen(t->test_setup) + 2;
+		if (!(joined = malloc(n)))
+			return NULL;
+		snprintf(joined, n, "%s\n%s", code, t->test_setup);
+		code = joined;
+	}
 	json_t *req = json_pack("{s:s, s:s, s:s, s:O, s:s, s:i}", F_ID, id, F_CODE, code, F_FORMAT,
 				proto_format_name(t->test_format), F_TESTS, t->tests, F_COVERAGE,
 				proto_coverage_name(cov), F_PARTIAL_TESTS, PARTIAL_TESTS);
+	free(joined);
 	if (!req)
 		return NULL;
 	int rc = 0;

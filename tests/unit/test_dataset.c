@@ -350,7 +350,7 @@ static const char mbpp_file[] =
     " set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))\"], \"test_imports\": []}\n"
     "{\"task_id\": 3, \"text\": \"Area.\", \"test_list\": [\"assert math.isclose(area(\\\"f(\\\", "
     "2),"
-    " 12.5)\"]}\n"
+    " 12.5)\"], \"test_setup_code\": \"import math\"}\n"
     "{\"task_id\": 4, \"text\": \"Nothing to call.\", \"test_list\": [\"assert True\"]}\n"
     "{\"task_id\": 5, \"text\": \"Empty.\", \"test_list\": []}\n"
     "{\"task_id\": 6, \"text\": \"Bad.\", \"test_list\": [\"assert f(1)\", 7]}\n"
@@ -391,6 +391,9 @@ START_TEST(test_mbpp_records)
 	t = find(&l.s, "3");
 	ck_assert_str_eq(t->entry_point, "area");
 	ck_assert_ptr_null(t->reference);
+	/* MBPP's setup code is kept for the harness; an empty one is none */
+	ck_assert_str_eq(t->test_setup, "import math");
+	ck_assert_ptr_null(find(&l.s, "11")->test_setup);
 	ck_assert_ptr_null(find(&l.s, "4")->entry_point);
 	/* HumanEval-style records are HumanEval */
 	t = find(&l.s, "Mbpp/7");
