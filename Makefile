@@ -29,7 +29,7 @@ HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
 
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench fuzz fuzz-deps fuzz-regress check unit runner-tests integration asan check-asan format lint clean
+.PHONY: all deps run bench install fuzz fuzz-deps fuzz-regress check unit runner-tests integration asan check-asan format lint clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 
 deps:
@@ -138,6 +138,17 @@ bench: deps
 run: deps
 	@$(MAKE) --no-print-directory all
 	@examples/demo.sh $(BUILD)
+
+# Installs the daemon, the client, the policies and the in-jail runner (the
+# daemon looks for them there when not run from a build tree).
+PREFIX ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sandboxd/policies \
+	  $(DESTDIR)$(PREFIX)/share/doc/sandboxd
+	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
+	install -m 0644 sandboxd/runner/runner.py $(DESTDIR)$(PREFIX)/share/sandboxd/runner.py
+	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/
 
 format:
 	clang-format -i common/*.[ch] sandboxd/*.[ch] client/*.[ch] tests/*/*.[ch]
