@@ -395,6 +395,15 @@ static int open_tmp(const char *path, char *tmp, size_t tmplen, char *err, size_
 	return fd;
 }
 
+/* A failed write: the temporary file goes, the old output stays. */
+static int drop_tmp(int fd, const char *tmp, char *err, size_t errlen)
+{
+	ferr(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	return -1;
+}
+
 static int commit_tmp(int fd, const char *tmp, const char *path, char *err, size_t errlen)
 {
 	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
@@ -433,12 +442,8 @@ int ri_rewrite_turns(const char *path, const char *const *settings, size_t n, in
 	}
 	free(line);
 	fclose(in);
-	if (rc < 0) {
-		ferr(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
+	if (rc < 0)
+		return drop_tmp(fd, tmp, err, errlen);
 	return commit_tmp(fd, tmp, path, err, errlen);
 }
 
@@ -540,12 +545,8 @@ int trace_write(const struct rec_index *ri, const char *path, char *err, size_t 
 			continue; /* an item with no turn-0 record has nothing to show */
 		int rc = write_json_line(fd, tr);
 		json_decref(tr);
-		if (rc < 0) {
-			ferr(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
+		if (rc < 0)
+			return drop_tmp(fd, tmp, err, errlen);
 	}
 	return commit_tmp(fd, tmp, path, err, errlen);
 }

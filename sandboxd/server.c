@@ -329,14 +329,22 @@ static bool conn_write(struct conn *c)
 	return true;
 }
 
-static void deliver_posted(void)
+/* Takes every posted response at once, so workers wait on the lock only
+ * for a pointer swap. */
+static struct posted *take_posted(void)
 {
-	uint64_t v;
-	(void)!read(wake_fd, &v, sizeof v);
 	pthread_mutex_lock(&post_mu);
 	struct posted *p = post_head;
 	post_head = post_tail = NULL;
 	pthread_mutex_unlock(&post_mu);
+	return p;
+}
+
+static void deliver_posted(void)
+{
+	uint64_t v;
+	(void)!read(wake_fd, &v, sizeof v);
+	struct posted *p = take_posted();
 	while (p) {
 		struct posted *n = p->next;
 		for (struct conn *c = conns; c; c = c->next)
@@ -386,10 +394,7 @@ void server_free_posted(void)
 	if (wake_fd >= 0)
 		close(wake_fd);
 	wake_fd = -1;
-	pthread_mutex_lock(&post_mu);
-	struct posted *p = post_head;
-	post_head = post_tail = NULL;
-	pthread_mutex_unlock(&post_mu);
+	struct posted *p = take_posted();
 	while (p) {
 		struct posted *n = p->next;
 		free(p->line);
