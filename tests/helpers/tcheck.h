@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "../../client/sbx.h"
 #include "daemon.h"
 
 /* The response as text for a failure message (cut at about 3000 bytes). */
@@ -62,6 +63,57 @@ static inline const char *errcode(const json_t *r)
 		const char *args_[] = {__VA_ARGS__, NULL};                                         \
 		ck_assert_msg(td_startv(&(d), args_) == 0, "starting sandboxd: %s", (d).err);      \
 	} while (0)
+
+static inline struct sbx_conn *conn_open(const struct test_daemon *d)
+{
+	char err[512];
+	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
+	ck_assert_msg(c != NULL, "connect: %s", err);
+	return c;
+}
+
+/* A plain run request. */
+static inline json_t *job(const char *id, const char *code)
+{
+	json_t *o = json_pack("{s:s,s:s}", "id", id, "code", code);
+	ck_assert_ptr_nonnull(o);
+	return o;
+}
+
+/* Sets one limit on a request; returns the request. */
+static inline json_t *lim(json_t *req, const char *name, json_int_t v)
+{
+	json_t *l = json_object_get(req, "limits");
+	if (!l) {
+		l = json_object();
+		json_object_set_new(req, "limits", l);
+	}
+	json_object_set_new(l, name, json_integer(v));
+	return req;
+}
+
+/* Sends req (consumed) and waits for its response. */
+static inline json_t *call(struct sbx_conn *c, json_t *req, int timeout_ms)
+{
+	char err[512];
+	json_t *r = sbx_call(c, req, timeout_ms, err, sizeof err);
+	ck_assert_msg(r != NULL, "request %s: %s", dump(req), err);
+	json_decref(req);
+	return r;
+}
+
+/* Sends req (consumed) without waiting. */
+static inline void submit(struct sbx_conn *c, json_t *req)
+{
+	char err[512];
+	ck_assert_msg(sbx_submit(c, req, err, sizeof err) == 0, "submit: %s", err);
+	json_decref(req);
+}
+
+static inline json_t *ping(struct sbx_conn *c, const char *id)
+{
+	return call(c, json_pack("{s:s,s:s}", "id", id, "op", "ping"), 5000);
+}
 
 /* The last 2500 bytes of the daemon's log (caller frees). */
 static inline char *log_tail(const struct test_daemon *d)

@@ -26,53 +26,7 @@
 /* The default profile (policies/python.json): its limits.default and limits.max. */
 static json_t *g_defaults, *g_max;
 
-/* --- small JSON helpers -------------------------------------------------- */
-
 /* --- daemon and connection helpers --------------------------------------- */
-
-static struct sbx_conn *conn_open(const struct test_daemon *d)
-{
-	char err[512];
-	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
-	ck_assert_msg(c != NULL, "connect: %s", err);
-	return c;
-}
-
-static json_t *job(const char *id, const char *code)
-{
-	json_t *o = json_pack("{s:s,s:s}", "id", id, "code", code);
-	ck_assert_ptr_nonnull(o);
-	return o;
-}
-
-/* Sets one limit on a request; returns the request. */
-static json_t *lim(json_t *req, const char *name, json_int_t v)
-{
-	json_t *l = json_object_get(req, "limits");
-	if (!l) {
-		l = json_object();
-		json_object_set_new(req, "limits", l);
-	}
-	json_object_set_new(l, name, json_integer(v));
-	return req;
-}
-
-/* Sends req (consumed) and waits for its response. */
-static json_t *call(struct sbx_conn *c, json_t *req, int timeout_ms)
-{
-	char err[512];
-	json_t *r = sbx_call(c, req, timeout_ms, err, sizeof err);
-	ck_assert_msg(r != NULL, "request %s: %s", dump(req), err);
-	json_decref(req);
-	return r;
-}
-
-static void submit(struct sbx_conn *c, json_t *req)
-{
-	char err[512];
-	ck_assert_msg(sbx_submit(c, req, err, sizeof err) == 0, "submit: %s", err);
-	json_decref(req);
-}
 
 /* One job on a fresh connection. */
 static json_t *run1(const struct test_daemon *d, json_t *req)
@@ -81,11 +35,6 @@ static json_t *run1(const struct test_daemon *d, json_t *req)
 	json_t *r = call(c, req, CALL_MS);
 	sbx_close(c);
 	return r;
-}
-
-static json_t *ping(struct sbx_conn *c, const char *id)
-{
-	return call(c, json_pack("{s:s,s:s}", "id", id, "op", "ping"), 5000);
 }
 
 static uid_t uid_lo(const struct test_daemon *d)

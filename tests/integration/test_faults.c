@@ -55,8 +55,6 @@ static uid_t g_uid;
 static gid_t g_gid;
 static bool g_user_made;
 
-/* --- small JSON helpers -------------------------------------------------- */
-
 /* --- daemon and connection helpers --------------------------------------- */
 
 static void assert_alive(struct test_daemon *d, const char *after)
@@ -64,53 +62,6 @@ static void assert_alive(struct test_daemon *d, const char *after)
 	int st = 0;
 	ck_assert_msg(!td_exited(d, &st), "sandboxd died after %s (wait status %d); log:\n%s",
 		      after, st, log_tail(d));
-}
-
-static struct sbx_conn *conn_open(const struct test_daemon *d)
-{
-	char err[512];
-	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
-	ck_assert_msg(c != NULL, "connect: %s", err);
-	return c;
-}
-
-static json_t *job(const char *id, const char *code)
-{
-	json_t *o = json_pack("{s:s,s:s}", "id", id, "code", code);
-	ck_assert_ptr_nonnull(o);
-	return o;
-}
-
-static json_t *lim(json_t *req, const char *name, json_int_t v)
-{
-	json_t *l = json_object_get(req, "limits");
-	if (!l) {
-		l = json_object();
-		json_object_set_new(req, "limits", l);
-	}
-	json_object_set_new(l, name, json_integer(v));
-	return req;
-}
-
-static json_t *call(struct sbx_conn *c, json_t *req, int timeout_ms)
-{
-	char err[512];
-	json_t *r = sbx_call(c, req, timeout_ms, err, sizeof err);
-	ck_assert_msg(r != NULL, "request %s: %s", dump(req), err);
-	json_decref(req);
-	return r;
-}
-
-static void submit(struct sbx_conn *c, json_t *req)
-{
-	char err[512];
-	ck_assert_msg(sbx_submit(c, req, err, sizeof err) == 0, "submit: %s", err);
-	json_decref(req);
-}
-
-static json_t *ping(struct sbx_conn *c, const char *id)
-{
-	return call(c, json_pack("{s:s,s:s}", "id", id, "op", "ping"), 5000);
 }
 
 /* Pings until running and queued are both 0 (or timeout); returns the last ping. */

@@ -28,8 +28,6 @@
 #define BATCH_MS 180000 /* how long one response of a dataset batch may take */
 #define WINDOW 6	/* requests in flight on a batch connection (2 workers) */
 
-/* --- small JSON helpers -------------------------------------------------- */
-
 /* A string field, "" when missing (for strstr). */
 static const char *sget0(const json_t *o, const char *k)
 {
@@ -152,24 +150,6 @@ static const char *sb_cut(struct sb *b, size_t max)
 
 /* --- daemon and connection helpers --------------------------------------- */
 
-static struct sbx_conn *conn_open(const struct test_daemon *d)
-{
-	char err[512];
-	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
-	ck_assert_msg(c != NULL, "connect: %s", err);
-	return c;
-}
-
-/* Sends req (consumed) and waits for its response. */
-static json_t *call(struct sbx_conn *c, json_t *req, int timeout_ms)
-{
-	char err[512];
-	json_t *r = sbx_call(c, req, timeout_ms, err, sizeof err);
-	ck_assert_msg(r != NULL, "request %s: %s", dump(req), err);
-	json_decref(req);
-	return r;
-}
-
 static json_t *run1(const struct test_daemon *d, json_t *req)
 {
 	struct sbx_conn *c = conn_open(d);
@@ -201,17 +181,6 @@ static json_t *set_str(json_t *req, const char *k, const char *v)
 static json_t *set_int(json_t *req, const char *k, json_int_t v)
 {
 	json_object_set_new(req, k, json_integer(v));
-	return req;
-}
-
-static json_t *lim(json_t *req, const char *name, json_int_t v)
-{
-	json_t *l = json_object_get(req, F_LIMITS);
-	if (!l) {
-		l = json_object();
-		json_object_set_new(req, F_LIMITS, l);
-	}
-	json_object_set_new(l, name, json_integer(v));
 	return req;
 }
 
