@@ -159,3 +159,6 @@ lint:
 
 clean:
 	rm -rf build build-asan build-fuzz
+
+# The kernel-VM tier (Debian 12's stock kernel on pure cgroup v2, under QEMU).
+-include tests/vm/vm.mk
