@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/log.h"
@@ -369,11 +370,19 @@ static void tell_shutdown(const struct job *j, void *ctx)
 				   "the daemon is stopping; the job was not run to completion");
 }
 
-/* Last words: a bounded blocking write of what each client is owed. */
+/* Last words: a bounded blocking write of what each client is owed, at
+ * most 200 ms per client and FLUSH_ALL_MS in all, so that many clients that
+ * stopped reading cannot hold the shutdown. */
+#define FLUSH_ALL_MS 2000
 static void flush_all(void)
 {
 	struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (struct conn *c = conns; c; c = c->next) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > FLUSH_ALL_MS)
+			break;
 		int fl = fcntl(c->fd, F_GETFL);
 		if (fl >= 0)
 			fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);

@@ -22,6 +22,7 @@
 
 #define CHILD_STACK (256 * 1024)
 #define DRAIN_MS 500 /* after the job's init died, how long pipes may stay open */
+#define REAP_MS 5000 /* after SIGKILL, how long the init may take to die */
 
 static uint64_t now_ns(void)
 {
@@ -208,6 +209,18 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 	}
 }
 
+/* After the init was reaped: take what it wrote, without waiting for a
+ * writer that may still hold the pipe (a dying process of the job). */
+static void drain_status(struct job_fds *f, struct jail_result *r)
+{
+	for (int i = 0; i < 8 && f->status_r >= 0; i++) {
+		struct pollfd p = {.fd = f->status_r, .events = POLLIN};
+		if (poll(&p, 1, 0) <= 0)
+			return;
+		read_status(f, r);
+	}
+}
+
 static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool *killed)
 {
 	struct seccomp_notif *req = NULL;
@@ -234,6 +247,21 @@ static int ncpus(void)
 	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
 		return CPU_COUNT(&set);
 	return 1;
+}
+
+/* Waits for a killed init at most ms; a process stuck in the kernel must not
+ * hold the worker (and with it the daemon's shutdown) forever. */
+static bool reap_bounded(pid_t pid, int ms)
+{
+	for (int waited = 0;; waited++) {
+		pid_t w = waitpid(pid, NULL, WNOHANG | __WALL);
+		if (w == pid || (w < 0 && errno == ECHILD))
+			return true;
+		if (waited >= ms)
+			return false;
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* The supervision loop: returns when the job's init has been reaped and its
@@ -336,8 +364,15 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 				kill_job(pid, &killed);
 			}
 		}
-		if (ip_ls >= 0 && p[ip_ls].revents)
+		/* The notify receive ignores O_NONBLOCK: only POLLIN proves a
+		 * notification is pending (a receive that loses a race with the
+		 * task's death then fails with ENOENT instead of waiting). A
+		 * hang-up means no process uses the filter any more; before Linux
+		 * 6.6 a receive then blocks forever, so the listener is closed. */
+		if (ip_ls >= 0 && (p[ip_ls].revents & POLLIN))
 			on_notify(f, r, pid, &killed);
+		else if (ip_ls >= 0 && (p[ip_ls].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			close_fd(&f->listener);
 		if (ip_cancel >= 0 && p[ip_cancel].revents) {
 			r->cancelled = true;
 			kill_job(pid, &killed);
@@ -349,15 +384,14 @@ static void supervise(const struct jail_spec *s, struct cg_job *cg, int cancel_f
 				reaped = true;
 				reaped_at = now_ns();
 				r->wall_ns = reaped_at - t0;
-				while (f->status_r >= 0)
-					read_status(f, r);
+				drain_status(f, r);
 			}
 		}
 	}
 	if (!reaped) {
 		kill_job(pid, &killed);
-		while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
-			;
+		if (!reap_bounded(pid, REAP_MS))
+			set_error(r, "the job's init did not die after SIGKILL", ETIMEDOUT);
 		r->wall_ns = now_ns() - t0;
 	}
 }

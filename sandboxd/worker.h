@@ -10,7 +10,10 @@
 typedef void (*worker_post_fn)(uint64_t conn_id, char *line);
 
 int workers_start(const struct config *cfg, struct runq *q, worker_post_fn post);
-void workers_join(void);
+/* Waits up to timeout_ms in all for the workers to finish (after
+ * runq_shutdown cancelled their jobs). A worker still busy then is logged
+ * with the job it holds and abandoned; returns how many were. */
+int workers_join(int timeout_ms);
 
 /* The verdict for a finished run, and which limit fired; exposed for tests. */
 enum proto_verdict worker_verdict(const struct jail_result *r, const struct cg_stats *st,

@@ -499,6 +499,50 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 }
 END_TEST
 
+/* A worker stuck in a call that never returns (the hang on Linux 6.1 was a
+ * seccomp receive) must not keep SIGTERM from stopping the daemon: the
+ * test-only SANDBOXD_TEST_HANG_ID makes the worker that takes that job block
+ * forever with every signal blocked. The other worker's job is still killed
+ * and the daemon exits 0 within seconds, naming the job it abandoned. */
+START_TEST(test_sigterm_with_stuck_worker)
+{
+	struct test_daemon d;
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	setenv("SANDBOXD_TEST_HANG_ID", "stuck-1", 1);
+	START(d, "--workers", "2");
+	unsetenv("SANDBOXD_TEST_HANG_ID");
+	struct sbx_conn *c = conn_open(&d);
+	submit(c, job("stuck-1", "print('never runs')"));
+	submit(c, lim(job("sleeper", "import time\ntime.sleep(60)\n"), "wall_ms", 120000));
+	ck_assert_msg(td_wait_uid_procs(uid_lo(&d), uid_hi(&d), 10000) > 0,
+		      "the sleeper never started; log:\n%s", log_tail(&d));
+	json_t *p = ping(c, "both running?");
+	CHECK_R(p, iget(p, "running") == 2);
+	json_decref(p);
+	long long t0 = td_now_ms();
+	kill(d.pid, SIGTERM);
+	int st = -1;
+	while (!td_exited(&d, &st) && td_now_ms() < t0 + 15000)
+		td_sleep_ms(20);
+	long long took = td_now_ms() - t0;
+	ck_assert_msg(took < 15000, "SIGTERM did not stop the daemon within 15 s; log:\n%s",
+		      log_tail(&d));
+	fprintf(stderr, "[stuck worker] SIGTERM to exit: %lld ms\n", took);
+	ck_assert_msg(took < 9000, "SIGTERM took %lld ms with one stuck worker", took);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %d; log:\n%s", st,
+		      log_tail(&d));
+	ck_assert_msg(td_log_contains(&d, "abandoning job stuck-1"), "log:\n%s", log_tail(&d));
+	ck_assert_msg(!td_log_contains(&d, "abandoning job sleeper"), "log:\n%s", log_tail(&d));
+	char desc[512];
+	int left = td_wait_no_uid_procs(uid_lo(&d), uid_hi(&d), 2000, desc, sizeof desc);
+	ck_assert_msg(left == 0, "%d job process(es) outlived the daemon: %s", left, desc);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	sbx_close(c);
+	td_cleanup(&d);
+}
+END_TEST
+
 START_TEST(test_disconnect_storm)
 {
 	enum { N = 20 };
@@ -1625,6 +1669,7 @@ static Suite *faults_suite(void)
 	Suite *s = suite_create("sandboxd faults");
 	TCase *t = tc(s, "faults", TIMEOUT_S);
 	tcase_add_test(t, test_sigkill_mid_job_restart_cleans);
+	tcase_add_test(t, test_sigterm_with_stuck_worker);
 	tcase_add_test(t, test_disconnect_storm);
 	tcase_add_test(t, test_nonreading_client);
 	tcase_add_test(t, test_thousand_connections);
