@@ -57,7 +57,7 @@ bool cg_exists(const char *dir, const char *file)
 	return cg_join(p, dir, file) == 0 && access(p, F_OK) == 0;
 }
 
-static int cg_write(const char *dir, const char *file, const char *val, char *err, size_t errlen)
+int cg_write(const char *dir, const char *file, const char *val, char *err, size_t errlen)
 {
 	char p[PATH_MAX];
 	if (cg_join(p, dir, file) < 0)
@@ -322,6 +322,11 @@ static int cg_setup_v2(const struct cg_root *r, char *err, size_t errlen)
 	if (!slash || slash == r->v2_jobs)
 		return cg_err(err, errlen, EINVAL, "bad v2 jobs dir '%s'", r->v2_jobs);
 	snprintf(own, sizeof own, "%.*s", (int)(slash - r->v2_jobs), r->v2_jobs);
+	/* A home of its own: every cgroup from the mount down must hand on the
+	 * controllers, and none of them may hold processes. */
+	if (r->v2_made_home && (cg_ctl_line(r->v2_mount, ctl, sizeof ctl, err, errlen) < 0 ||
+				cg_mkpath(r->v2_mount, own, ctl, err, errlen) < 0))
+		return -1;
 	if (r->v2_daemon[0]) {
 		/* Privileged: v2 refuses to delegate controllers to the children of a
 		 * cgroup that holds processes, so the daemon moves into a leaf. */
@@ -353,12 +358,53 @@ int cg_setup(struct cg_root *r, char *err, size_t errlen)
 		return -1;
 	const char *v[4];
 	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct);
+	if (r->version == CG_V1) {
+		/* --cgroup-parent may name directories that do not exist yet. */
+		const char *mnt[3] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
+		const char *dir[3] = {r->v1_memory, r->v1_pids, r->v1_cpuacct};
+		for (int i = 0; i < 3; i++)
+			if (dir[i][0] && mnt[i][0] && cg_mkpath(mnt[i], dir[i], NULL, err, errlen) < 0)
+				return -1;
+	}
 	for (int i = 0; i < n; i++)
 		if (mkdir(v[i], 0755) < 0 && errno != EEXIST)
 			return cg_err(err, errlen, errno, "mkdir %s", v[i]);
 	for (int i = 0; i < n; i++)
 		if (cg_clean_stale(v[i], r->instance, err, errlen) < 0)
 			return -1;
+	return 0;
+}
+
+int cg_teardown(struct cg_root *r, char *err, size_t errlen)
+{
+	if (!r || r->version == CG_NONE)
+		return 0;
+	const char *v[4];
+	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct), rc = 0;
+	for (int i = 0; i < n && rc == 0; i++)
+		if (access(v[i], F_OK) == 0 && cg_clean_stale(v[i], r->instance, err, errlen) < 0)
+			rc = -1;
+	if (rc < 0 || r->version != CG_V2 || !r->v2_made_home)
+		return rc;
+	/* Back where it started, so the home can go; where that is refused
+	 * (the start cgroup is gone or now delegates), the home stays. */
+	char pid[24], up[PATH_MAX];
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	if (cg_write(r->v2_start, "cgroup.procs", pid, err, errlen) < 0)
+		return -1;
+	if ((rmdir(r->v2_jobs) < 0 && errno != ENOENT && errno != ENOTEMPTY) ||
+	    (rmdir(r->v2_daemon) < 0 && errno != ENOENT))
+		return cg_err(err, errlen, errno, "removing %s", r->v2_home);
+	if (rmdir(r->v2_home) < 0 && errno != ENOENT)
+		return cg_err(err, errlen, errno, "rmdir %s", r->v2_home);
+	/* The shared parent of the default homes goes when the last instance
+	 * leaves (rmdir fails while another daemon's home is in it). A parent
+	 * named by --cgroup-parent is the operator's and stays. */
+	int k = snprintf(up, sizeof up, "%s/%s/%s", r->v2_mount, CG_FALLBACK, r->instance);
+	if (k > 0 && k < (int)sizeof up && strcmp(up, r->v2_home) == 0) {
+		*strrchr(up, '/') = '\0';
+		rmdir(up);
+	}
 	return 0;
 }
 

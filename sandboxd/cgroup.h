@@ -17,6 +17,18 @@ struct cg_root {
 	char v2_jobs[PATH_MAX];
 	/* v2: the leaf the daemon moves itself into (no internal processes rule). */
 	char v2_daemon[PATH_MAX];
+	/* v2: prefix + the cgroup2 mount point; every cgroup path is below it. */
+	char v2_mount[PATH_MAX];
+	/* v2: the cgroup the daemon manages (holds v2_daemon and v2_jobs), and
+	 * the one it started in (cg_place may choose a home elsewhere). */
+	char v2_home[PATH_MAX];
+	char v2_start[PATH_MAX];
+	/* v2: set when the home is not the daemon's own cgroup: controllers are
+	 * enabled on every cgroup from v2_mount down to the home, and a clean
+	 * stop moves the daemon back to v2_start and removes what it made. */
+	bool v2_made_home;
+	/* v1: the hierarchies' mount points (prefix included), for --cgroup-parent. */
+	char v1_mnt_memory[PATH_MAX], v1_mnt_pids[PATH_MAX], v1_mnt_cpuacct[PATH_MAX];
 	/* v1: per-controller directories under which job cgroups are created. */
 	char v1_memory[PATH_MAX];
 	char v1_pids[PATH_MAX];
@@ -61,6 +73,28 @@ int cg_detect(struct cg_root *r, const char *mountinfo, const char *self_cgroup,
 
 /* Reads /proc/self/{mountinfo,cgroup} and calls cg_detect with prefix "". */
 int cg_detect_system(struct cg_root *r, char *err, size_t errlen);
+
+/* Chooses where the daemon's cgroups go, after cg_detect and with
+ * r->instance set (the order is the rule, and docs/kernel.md explains it):
+ *  1. `parent` (--cgroup-parent, a path in the hierarchy such as
+ *     "/sandboxd-test"): the home is <parent>/<instance>, on v2 and v1;
+ *  2. v2: the daemon's own cgroup when it can host controllers: it is the
+ *     root, or it is offered memory and pids by its parent and holds no
+ *     other process (a systemd unit with Delegate=yes);
+ *  3. v2: `prev_home`, the home a crashed earlier run of this instance
+ *     recorded, when its daemon leaf is empty (a hand-run restart cannot
+ *     rejoin a unit's cgroup whose subtree_control is still set);
+ *  4. v2: /sandboxd/<instance> below the mount: started from a login shell's
+ *     scope, or under a parent that does not delegate memory and pids.
+ * `note` gets one line saying why the home is not the own cgroup ("" when
+ * it is). Returns -1 with err filled for an unusable parent. */
+int cg_place(struct cg_root *r, const char *parent, const char *prev_home, char *note,
+	     size_t notelen, char *err, size_t errlen);
+
+/* At a clean stop: removes this instance's job cgroups and, when the home
+ * was made by cg_place, moves the daemon back where it started and removes
+ * the home (best effort: a failure is reported, never fatal). */
+int cg_teardown(struct cg_root *r, char *err, size_t errlen);
 
 /* Creates the jobs directory (v2: moves the daemon into its leaf and enables
  * +memory +pids (+cpu when offered) in subtree_control), then removes job

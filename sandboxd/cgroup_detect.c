@@ -148,6 +148,11 @@ static int cg_pick_v2(struct cg_root *r, const char *prefix, const struct cg_mnt
 		base[bl - sl] = '\0';
 		rl -= sl;
 	}
+	int n = snprintf(r->v2_mount, PATH_MAX, "%s%s", prefix, m->point);
+	if (n < 0 || n >= PATH_MAX)
+		return cg_err(err, errlen, ENAMETOOLONG, "cgroup2 mount %s", m->point);
+	memcpy(r->v2_home, base, strlen(base) + 1);
+	memcpy(r->v2_start, base, strlen(base) + 1);
 	if (cg_join(r->v2_jobs, base, CG_JOBS) < 0)
 		return cg_err(err, errlen, errno, "%s/%s", base, CG_JOBS);
 	/* A cgroup namespace root looks like the mount root but is a real
@@ -170,6 +175,7 @@ static int cg_choose(struct cg_root *r, struct cg_scan *sc, const char *prefix, 
 	    cg_has_token(buf, "memory") && cg_has_token(buf, "pids"))
 		return cg_pick_v2(r, prefix, &m[CG_IX_V2], sc->own[CG_IX_V2], err, errlen);
 	char *dst[CG_IX_N] = {NULL, r->v1_memory, r->v1_pids, r->v1_cpuacct};
+	char *mnt[CG_IX_N] = {NULL, r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
 	for (int ix = CG_IX_MEM; ix < CG_IX_N; ix++) {
 		size_t rl;
 		if (!m[ix].found || !sc->own[ix][0]) {
@@ -181,6 +187,9 @@ static int cg_choose(struct cg_root *r, struct cg_scan *sc, const char *prefix, 
 		if (cg_base(dir, prefix, &m[ix], sc->own[ix], &rl) < 0 ||
 		    cg_join(dst[ix], dir, CG_JOBS) < 0)
 			return cg_err(err, errlen, errno, "cgroup %s path", cg_ctl[ix]);
+		/* The mount point with the prefix: cg_base of the mount root. */
+		if (cg_base(mnt[ix], prefix, &m[ix], m[ix].root, &rl) < 0)
+			return cg_err(err, errlen, errno, "cgroup %s mount", cg_ctl[ix]);
 		if (ix == CG_IX_MEM)
 			r->v1_memsw = cg_exists(dir, "memory.memsw.limit_in_bytes");
 	}

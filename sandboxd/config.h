@@ -25,6 +25,7 @@ struct config {
 	int n_allow_uid, n_allow_gid;
 	gid_t socket_gid; /* group owner of the socket (0660): first --allow-gid, else 0 */
 	bool no_cgroups;
+	const char *cgroup_parent; /* --cgroup-parent: a cgroup path, e.g. "/sandboxd" */
 	struct proto_bounds bounds;
 	struct profile_set profiles;
 	struct cg_root cg;

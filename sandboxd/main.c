@@ -21,13 +21,16 @@
 #include "server.h"
 #include "worker.h"
 
+#define STOP_WORKERS_MS 5000
+
 static void usage(FILE *f)
 {
 	fprintf(
 	    f,
 	    "usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
 	    "                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
-	    "                [--queue N] [--max-request BYTES] [--runner FILE] [--no-cgroups]\n"
+	    "                [--queue N] [--max-request BYTES] [--runner FILE]\n"
+	    "                [--cgroup-parent CGPATH | --no-cgroups]\n"
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n");
 }
@@ -87,6 +90,8 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 			snprintf(pol, pollen, "%s", val);
 		} else if (strcmp(a, "--runner") == 0) {
 			snprintf(runner, runnerlen, "%s", val);
+		} else if (strcmp(a, "--cgroup-parent") == 0) {
+			c->cgroup_parent = val;
 		} else if (strcmp(a, "--state-dir") == 0) {
 			snprintf(c->state_dir, sizeof c->state_dir, "%s", val);
 		} else if (strcmp(a, "--workers") == 0 && num_parse_long(val, 1, 256, &v) == 0) {
@@ -157,6 +162,59 @@ static void set_instance(struct config *c)
 	snprintf(c->cg.instance, sizeof c->cg.instance, "s%08x", h);
 }
 
+/* The cgroup home of a made-home run is recorded in the state dir, so that a
+ * restart after a crash can rejoin it (cg_place, rule 3). */
+static void home_record(const struct config *c, bool write_it)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof p, "%s/cgroup-home", c->state_dir);
+	if (!write_it || !c->cg.v2_made_home) {
+		unlink(p);
+		return;
+	}
+	FILE *f = fopen(p, "we");
+	if (!f || fprintf(f, "%s\n", c->cg.v2_home) < 0)
+		log_msg("cannot record the cgroup home in %s", p);
+	if (f)
+		fclose(f);
+}
+
+static void home_read(const struct config *c, char *out, size_t len)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof p, "%s/cgroup-home", c->state_dir);
+	out[0] = '\0';
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return;
+	if (!fgets(out, (int)len, f))
+		out[0] = '\0';
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static int setup_cgroups(struct config *c, char *err, size_t errlen)
+{
+	char prev[PATH_MAX], note[2 * PATH_MAX + 256];
+	if (cg_detect_system(&c->cg, err, errlen) < 0)
+		return -1;
+	if (c->cg.version == CG_NONE) {
+		snprintf(err, errlen,
+			 "neither cgroup v2 with the memory and pids controllers nor cgroup v1 "
+			 "memory and pids hierarchies are mounted");
+		return -1;
+	}
+	set_instance(c);
+	home_read(c, prev, sizeof prev);
+	if (cg_place(&c->cg, c->cgroup_parent, prev, note, sizeof note, err, errlen) < 0 ||
+	    cg_setup(&c->cg, err, errlen) < 0)
+		return -1;
+	if (note[0])
+		log_msg("cgroup v2: %s", note);
+	home_record(c, true);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct config cfg;
@@ -196,10 +254,17 @@ int main(int argc, char **argv)
 	}
 	if (cfg.no_cgroups) {
 		cfg.cg.version = CG_NONE;
-	} else if (cg_detect_system(&cfg.cg, err, sizeof err) < 0 ||
-		   (set_instance(&cfg), cg_setup(&cfg.cg, err, sizeof err)) < 0) {
-		log_msg("cgroups unavailable (%s): limits fall back to rlimits", err);
-		cfg.cg.version = CG_NONE;
+		log_msg("--no-cgroups: limits are per-process rlimits only");
+	} else if (setup_cgroups(&cfg, err, sizeof err) < 0) {
+		/* A security tool must not quietly weaken itself. */
+		fprintf(stderr,
+			"sandboxd: cgroups unusable: %s\n"
+			"Without them a job's memory, processes and CPU are bounded only per "
+			"process (rlimits). Run sandboxd as a systemd unit with Delegate=yes "
+			"(examples/systemd/), give --cgroup-parent PATH (a cgroup whose ancestors "
+			"hold no processes), or pass --no-cgroups to accept rlimits knowingly.\n",
+			err);
+		return 1;
 	}
 	/* Signals are taken through a signalfd by the socket thread; blocked in
 	 * every thread (workers inherit the mask), reset in each job. */
@@ -225,11 +290,19 @@ int main(int argc, char **argv)
 	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)", cfg.socket_path,
 		cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir, cfg.profiles.n);
 	server_run(&cfg, q, sigfd);
-	workers_join();
-	server_free_posted();
-	runq_free(q);
-	if (cfg.cg.version != CG_NONE && cg_setup(&cfg.cg, err, sizeof err) < 0)
-		log_msg("cleanup: %s", err);
+	/* Cancelled jobs end within a second or two (kill, reap, cgroup
+	 * emptied); a worker stuck past this is abandoned, not waited for. */
+	int abandoned = workers_join(STOP_WORKERS_MS);
+	if (!abandoned) {
+		server_free_posted();
+		runq_free(q);
+	}
+	if (cfg.cg.version != CG_NONE) {
+		if (cg_teardown(&cfg.cg, err, sizeof err) < 0)
+			log_msg("cleanup: %s", err);
+		else
+			home_record(&cfg, false);
+	}
 	rmdir(cfg.root_dir);
 	profile_set_free(&cfg.profiles);
 	free(cfg.runner_src);
