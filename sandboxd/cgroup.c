@@ -336,9 +336,13 @@ static int cg_setup_v2(const struct cg_root *r, char *err, size_t errlen)
 		if (cg_write(r->v2_daemon, "cgroup.procs", buf, err, errlen) < 0)
 			return -1;
 	}
-	if (cg_read(own, "cgroup.controllers", buf, sizeof buf) < 0)
-		return cg_err(err, errlen, errno, "read %s/cgroup.controllers", own);
-	snprintf(ctl, sizeof ctl, "+memory +pids%s", cg_has_token(buf, "cpu") ? " +cpu" : "");
+	/* A made home is offered what was enabled from the mount down (ctl). */
+	if (!r->v2_made_home) {
+		if (cg_read(own, "cgroup.controllers", buf, sizeof buf) < 0)
+			return cg_err(err, errlen, errno, "read %s/cgroup.controllers", own);
+		snprintf(ctl, sizeof ctl, "+memory +pids%s",
+			 cg_has_token(buf, "cpu") ? " +cpu" : "");
+	}
 	/* Privileged: without delegation down to the job cgroups they would have
 	 * no memory.max or pids.max to set; cpu only adds accounting. */
 	if (cg_write(own, "cgroup.subtree_control", ctl, err, errlen) < 0)
@@ -363,7 +367,8 @@ int cg_setup(struct cg_root *r, char *err, size_t errlen)
 		const char *mnt[3] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
 		const char *dir[3] = {r->v1_memory, r->v1_pids, r->v1_cpuacct};
 		for (int i = 0; i < 3; i++)
-			if (dir[i][0] && mnt[i][0] && cg_mkpath(mnt[i], dir[i], NULL, err, errlen) < 0)
+			if (dir[i][0] && mnt[i][0] &&
+			    cg_mkpath(mnt[i], dir[i], NULL, err, errlen) < 0)
 				return -1;
 	}
 	for (int i = 0; i < n; i++)
@@ -392,18 +397,17 @@ int cg_teardown(struct cg_root *r, char *err, size_t errlen)
 	snprintf(pid, sizeof pid, "%d", (int)getpid());
 	if (cg_write(r->v2_start, "cgroup.procs", pid, err, errlen) < 0)
 		return -1;
-	if ((rmdir(r->v2_jobs) < 0 && errno != ENOENT && errno != ENOTEMPTY) ||
-	    (rmdir(r->v2_daemon) < 0 && errno != ENOENT))
+	/* The jobs dir stays while another instance's jobs are in it. */
+	if ((cg_rmdir(r->v2_jobs) < 0 && errno != ENOTEMPTY) || cg_rmdir(r->v2_daemon) < 0 ||
+	    cg_rmdir(r->v2_home) < 0)
 		return cg_err(err, errlen, errno, "removing %s", r->v2_home);
-	if (rmdir(r->v2_home) < 0 && errno != ENOENT)
-		return cg_err(err, errlen, errno, "rmdir %s", r->v2_home);
 	/* The shared parent of the default homes goes when the last instance
 	 * leaves (rmdir fails while another daemon's home is in it). A parent
 	 * named by --cgroup-parent is the operator's and stays. */
 	int k = snprintf(up, sizeof up, "%s/%s/%s", r->v2_mount, CG_FALLBACK, r->instance);
 	if (k > 0 && k < (int)sizeof up && strcmp(up, r->v2_home) == 0) {
 		*strrchr(up, '/') = '\0';
-		rmdir(up);
+		cg_rmdir(up);
 	}
 	return 0;
 }

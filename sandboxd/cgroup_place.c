@@ -116,8 +116,8 @@ static int cg_place_v1(struct cg_root *r, const char *parent, char *err, size_t 
 	for (int i = 0; i < 3; i++) {
 		if (!dst[i][0])
 			continue;
-		int n = snprintf(dst[i], PATH_MAX, "%s%s/%s/%s", mnt[i], parent, r->instance,
-				 CG_JOBS);
+		int n =
+		    snprintf(dst[i], PATH_MAX, "%s%s/%s/%s", mnt[i], parent, r->instance, CG_JOBS);
 		if (n < 0 || n >= PATH_MAX)
 			return cg_err(err, errlen, ENAMETOOLONG, "--cgroup-parent %s", parent);
 	}
@@ -135,7 +135,8 @@ static bool cg_prev_ok(const struct cg_root *r, const char *prev)
 	if (cg_read(prev, "cgroup.subtree_control", buf, sizeof buf) < 0 ||
 	    !cg_has_token(buf, "memory") || !cg_has_token(buf, "pids"))
 		return false;
-	if (cg_join(leaf, prev, CG_DAEMON) < 0 || cg_read(leaf, "cgroup.procs", buf, sizeof buf) < 0)
+	if (cg_join(leaf, prev, CG_DAEMON) < 0 ||
+	    cg_read(leaf, "cgroup.procs", buf, sizeof buf) < 0)
 		return false;
 	return strspn(buf, "\n") == strlen(buf);
 }

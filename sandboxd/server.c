@@ -381,7 +381,8 @@ static void flush_all(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (struct conn *c = conns; c; c = c->next) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > FLUSH_ALL_MS)
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >
+		    FLUSH_ALL_MS)
 			break;
 		int fl = fcntl(c->fd, F_GETFL);
 		if (fl >= 0)

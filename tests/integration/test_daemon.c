@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -1083,6 +1085,176 @@ START_TEST(test_other_daemon_start_spares_jobs)
 }
 END_TEST
 
+/* --- cgroup placement ------------------------------------------------------ */
+
+/* Runs sandboxd in a private mount namespace where every cgroup mount is
+ * gone, as on a host without usable cgroups; returns its wait status and its
+ * output (NUL-terminated) in out. With --no-cgroups it must serve, so that
+ * case is stopped with SIGTERM once its socket exists. */
+static int run_without_cgroups(bool no_cgroups, char *out, size_t outlen)
+{
+	char dir[] = "/tmp/sbx-nocg.XXXXXX", sock[64], state[64];
+	ck_assert(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof sock, "%s/sock", dir);
+	snprintf(state, sizeof state, "%s/state", dir);
+	int pp[2];
+	ck_assert(pipe(pp) == 0);
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(pp[1], 1);
+		dup2(pp[1], 2);
+		close(pp[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(90);
+		/* Unmount cgroup mounts until none is left (deepest first). */
+		for (int round = 0; round < 64; round++) {
+			FILE *f = fopen("/proc/self/mountinfo", "re");
+			char line[4096], last[PATH_MAX] = "";
+			while (f && fgets(line, sizeof line, f)) {
+				char *dash = strstr(line, " - "), pt[PATH_MAX];
+				if (dash &&
+				    (strncmp(dash, " - cgroup ", 10) == 0 ||
+				     strncmp(dash, " - cgroup2 ", 11) == 0) &&
+				    sscanf(line, "%*s %*s %*s %*s %4095s", pt) == 1)
+					snprintf(last, sizeof last, "%s", pt);
+			}
+			if (f)
+				fclose(f);
+			if (!last[0])
+				break;
+			if (umount2(last, MNT_DETACH) < 0)
+				_exit(91);
+		}
+		const char *argv[] = {
+		    td_binary(), "--socket",  sock, "--state-dir",
+		    state,	 "--workers", "1",  no_cgroups ? "--no-cgroups" : NULL,
+		    NULL};
+		execv(argv[0], (char *const *)argv);
+		_exit(92);
+	}
+	close(pp[1]);
+	long long deadline = td_now_ms() + 10000;
+	int st = -1;
+	bool stopped = false;
+	while (td_now_ms() < deadline) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		if (no_cgroups && !stopped && access(sock, F_OK) == 0) {
+			/* It serves: one job proves it, then stop it. */
+			char err[256];
+			struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
+			json_t *r =
+			    c ? sbx_call(c, job("nocg", "print(7)"), 30000, err, sizeof err) : NULL;
+			const char *enf = sget(json_object_get(r, "enforcement"), "limits");
+			snprintf(out, outlen, "verdict=%s enforcement=%s\n", sget(r, "verdict"),
+				 enf ? enf : dump(json_object_get(r, "enforcement")));
+			json_decref(r);
+			if (c)
+				sbx_close(c);
+			kill(pid, SIGTERM);
+			stopped = true;
+		}
+		td_sleep_ms(20);
+	}
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		st = -1;
+	}
+	size_t have = strlen(out);
+	ssize_t n;
+	while (have + 1 < outlen && (n = read(pp[0], out + have, outlen - 1 - have)) > 0)
+		have += (size_t)n;
+	out[have] = '\0';
+	close(pp[0]);
+	td_rmtree(dir);
+	return st;
+}
+
+/* A security tool must not quietly weaken itself: with no usable cgroups the
+ * daemon refuses to start and says what to do; --no-cgroups is the knowing
+ * choice of rlimits, and the response says so. */
+START_TEST(test_refuses_without_cgroups)
+{
+	char out[8192] = "";
+	int st = run_without_cgroups(false, out, sizeof out);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1,
+		      "without cgroups: wait status %d, output:\n%s", st, out);
+	ck_assert_msg(strstr(out, "cgroups unusable") && strstr(out, "--no-cgroups") &&
+			  strstr(out, "Delegate=yes") && strstr(out, "--cgroup-parent"),
+		      "output:\n%s", out);
+	out[0] = '\0';
+	st = run_without_cgroups(true, out, sizeof out);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "--no-cgroups: wait status %d, output:\n%s", st, out);
+	ck_assert_msg(strstr(out, "verdict=pass"), "output:\n%s", out);
+	ck_assert_msg(strstr(out, "rlimit"), "enforcement does not say rlimits:\n%s", out);
+}
+END_TEST
+
+/* --cgroup-parent: the jobs go below the named cgroup, in a home of this
+ * instance, and a clean stop removes what the daemon made. */
+START_TEST(test_cgroup_parent)
+{
+	struct test_daemon d;
+	char parent[64], v1[PATH_MAX], v2[PATH_MAX], mem_parent[PATH_MAX], v2_parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "/sbx-itest-%d", (int)getpid());
+	START(d, "--workers", "1", "--cgroup-parent", parent);
+	struct sbx_conn *c = conn_open(&d);
+	json_t *r = call(c, job("where", "print(open('/proc/self/cgroup').read())"), 30000);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	json_decref(r);
+	submit(c, lim(job("sleep", "import time\ntime.sleep(30)"), "wall_ms", 60000));
+	snprintf(mem_parent, sizeof mem_parent, "/sys/fs/cgroup/memory%s", parent);
+	snprintf(v2_parent, sizeof v2_parent, "/sys/fs/cgroup%s", parent);
+	bool is_v1 = access(mem_parent, F_OK) == 0, is_v2 = access(v2_parent, F_OK) == 0;
+	ck_assert_msg(is_v1 || is_v2, "neither %s nor %s exists; log:\n%s", mem_parent, v2_parent,
+		      log_tail(&d));
+	/* The home is "<parent>/<instance>" and holds the jobs dir. */
+	char *found = NULL;
+	long long deadline = td_now_ms() + 5000;
+	while (!found && td_now_ms() < deadline) {
+		char cmd[PATH_MAX + 64];
+		snprintf(cmd, sizeof cmd, "ls -d %s/*/sandboxd/*-* 2>/dev/null",
+			 is_v1 ? mem_parent : v2_parent);
+		FILE *f = popen(cmd, "r");
+		char line[PATH_MAX];
+		if (f && fgets(line, sizeof line, f)) {
+			line[strcspn(line, "\n")] = '\0';
+			found = strdup(line);
+		}
+		if (f)
+			pclose(f);
+		if (!found)
+			td_sleep_ms(20);
+	}
+	ck_assert_msg(found, "no job cgroup below %s while a job runs; log:\n%s", parent,
+		      log_tail(&d));
+	snprintf(v1, sizeof v1, "%s/memory.limit_in_bytes", found);
+	snprintf(v2, sizeof v2, "%s/memory.max", found);
+	ck_assert_msg(access(is_v1 ? v1 : v2, F_OK) == 0, "%s has no memory limit file", found);
+	sbx_close(c);
+	stop_ok(&d);
+	ck_assert_msg(access(found, F_OK) < 0, "%s remains after a clean stop", found);
+	if (is_v2) /* the home went; the operator's parent stays */
+		ck_assert_msg(access(v2_parent, F_OK) == 0, "%s was removed", v2_parent);
+	free(found);
+	/* Leave the host as it was: the parent in each hierarchy it was made in. */
+	const char *roots[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids",
+			       "/sys/fs/cgroup/cpuacct"};
+	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
+		char cmd[PATH_MAX * 2];
+		snprintf(cmd, sizeof cmd,
+			 "[ -d %s%s ] && find %s%s -depth -type d -exec rmdir {} + 2>/dev/null",
+			 roots[i], parent, roots[i], parent);
+		(void)!system(cmd);
+	}
+}
+END_TEST
+
 /* --- suite ----------------------------------------------------------------- */
 
 static TCase *tc(Suite *s, const char *name)
@@ -1129,6 +1301,8 @@ static Suite *daemon_suite(void)
 	tcase_add_test(t, test_first_job_after_start);
 	tcase_add_test(t, test_two_daemons_run_side_by_side);
 	tcase_add_test(t, test_other_daemon_start_spares_jobs);
+	tcase_add_test(t, test_refuses_without_cgroups);
+	tcase_add_test(t, test_cgroup_parent);
 	t = tc(s, "documented");
 	tcase_add_test(t, test_pids_limit_hit);
 	tcase_add_test(t, test_tmpfs_counts_as_memory);
