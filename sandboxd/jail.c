@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,6 +135,25 @@ static void report_error(int fd, const char *step)
 		}                                                                                  \
 	} while (0)
 
+/* close_range, or before Linux 5.9 one close per descriptor up to the
+ * descriptor limit (plain syscalls: safe in the clone child). */
+static int close_range_compat(unsigned lo, unsigned hi)
+{
+	if (syscall(SYS_close_range, lo, hi, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	unsigned top = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1u << 20)
+			   ? (1u << 20)
+			   : (unsigned)rl.rlim_max;
+	for (unsigned fd = lo; fd <= hi && fd < top; fd++)
+		close((int)fd);
+	return 0;
+}
+
 /* Closes every descriptor but the listed ones: the daemon's other sockets and
  * other jobs' pipes must not live on in this job. */
 static int close_all_except(const int *keep, int n)
@@ -145,7 +165,7 @@ static int close_all_except(const int *keep, int n)
 			if (keep[i] >= lo && (next < 0 || keep[i] < next))
 				next = keep[i];
 		unsigned hi = next < 0 ? ~0U : (unsigned)next - 1;
-		if ((unsigned)lo <= hi && syscall(SYS_close_range, lo, hi, 0) < 0)
+		if ((unsigned)lo <= hi && close_range_compat((unsigned)lo, hi) < 0)
 			return -1;
 		if (next < 0)
 			return 0;

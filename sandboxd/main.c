@@ -17,6 +17,7 @@
 #include "caps.h"
 #include "config.h"
 #include "jail.h"
+#include "kfeat.h"
 #include "runq.h"
 #include "server.h"
 #include "worker.h"
@@ -237,6 +238,16 @@ int main(int argc, char **argv)
 	jail_note_cmdline(argc, argv);
 	if (geteuid() != 0) {
 		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
+		return 1;
+	}
+	/* Probed before anything is set up: a kernel that cannot jail is told
+	 * at start, with what is missing, not at the first job. */
+	struct kfeat kf;
+	kfeat_probe(&kf);
+	kfeat_describe(&kf, err, sizeof err);
+	log_msg("%s", err);
+	if (kfeat_check(&kf, false, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: cannot jail on this kernel: %s\n", err);
 		return 1;
 	}
 	if (profile_load_dir(cfg.policies_dir, true, &cfg.profiles, err, sizeof err) < 0) {
