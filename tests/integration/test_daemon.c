@@ -1146,11 +1146,12 @@ static int run_without_cgroups(bool no_cgroups, char *out, size_t outlen)
 			/* It serves: one job proves it, then stop it. */
 			char err[256];
 			struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
-			json_t *r =
-			    c ? sbx_call(c, job("nocg", "print(7)"), 30000, err, sizeof err) : NULL;
-			const char *enf = sget(json_object_get(r, "enforcement"), "limits");
-			snprintf(out, outlen, "verdict=%s enforcement=%s\n", sget(r, "verdict"),
-				 enf ? enf : dump(json_object_get(r, "enforcement")));
+			json_t *req = job("nocg", "print(7)");
+			json_t *r = c ? sbx_call(c, req, 30000, err, sizeof err) : NULL;
+			char *enf = dump(json_object_get(r, "enforcement"));
+			snprintf(out, outlen, "verdict=%s enforcement=%s\n", sget(r, "verdict"), enf);
+			free(enf);
+			json_decref(req);
 			json_decref(r);
 			if (c)
 				sbx_close(c);
