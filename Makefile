@@ -63,22 +63,41 @@ $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsbx.a $(HELPER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(HELPER_OBJ) $(BUILD)/libsbx.a $(LDLIBS) $(CHECK_LIBS)
 
+# Each suite ends with "<suite>: N passed, N failed, N skipped"; a test whose
+# subject is missing on this machine is skipped with its reason, listed above
+# that line (tests/run_suite.sh, tests/helpers/skip.h).
 unit: $(UNIT_BIN)
 	@tests/run_suite.sh unit $(UNIT_BIN)
 
 # The in-jail runner's own suite (Python's unittest, run outside the jail).
 runner-tests:
-	@start=$$(date +%s); /usr/bin/python3 tests/runner/test_runner.py 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; \
-	  echo "[runner] suite took $$(( $$(date +%s) - start )) s"; exit $$rc
+	@PYTHON=/usr/bin/python3 tests/run_suite.sh runner tests/runner/test_runner.py
 
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
 
+# Every suite runs even when an earlier one fails, so one failure never hides
+# another; the closing table has one line per suite and the exit status is
+# non-zero if any failed (or did not get to report).
+CHECK_SUITES := unit:unit runner-tests:runner integration:integration
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory runner-tests
-	@$(MAKE) --no-print-directory integration
+	@sum=$$(mktemp); trap 'rm -f "$$sum"' EXIT; rc=0; \
+	for ts in $(CHECK_SUITES); do \
+	  SBX_SUITE_SUMMARY=$$sum $(MAKE) --no-print-directory $${ts%%:*} || rc=1; \
+	done; \
+	echo; echo "== make check =="; \
+	printf '%-12s %7s %7s %8s %9s\n' SUITE PASSED FAILED SKIPPED SECONDS; \
+	for ts in $(CHECK_SUITES); do \
+	  s=$${ts#*:}; line=$$(awk -v s="$$s" '$$1 == s' $$sum | tail -1); \
+	  if [ -n "$$line" ]; then \
+	    read -r _ p f k t <<< "$$line"; printf '%-12s %7s %7s %8s %9s\n' "$$s" $$p $$f $$k $$t; \
+	  else \
+	    printf '%-12s did not report a summary (see its output above)\n' "$$s"; rc=1; \
+	  fi; \
+	done; \
+	if [ $$rc -eq 0 ]; then echo "check: every suite passed"; else echo "check: FAILED"; fi; \
+	exit $$rc
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \

@@ -1,25 +1,107 @@
 #!/usr/bin/env bash
-# Runs each test binary of one suite, prints how long the suite took and a
-# closing "N passed, N failed" line; exits non-zero if any binary failed.
+# Runs each test program of one suite, prints how long the suite took and a
+# closing "<suite>: N passed, N failed, N skipped" line; exits non-zero if any
+# program failed.
+#
+#   tests/run_suite.sh SUITE PROGRAM...
+#
+# A PROGRAM is a Check binary, or a Python unittest file (*.py, run with
+# $PYTHON, default /usr/bin/python3).
+#
+# Skips. A test whose subject is missing on this machine (a kernel feature, a
+# Python module, a data set) is reported as skipped, with its reason, and is
+# never counted as passed:
+#  - Check has no skipped state; such a test prints "SKIP: <suite>/<test>:
+#    <reason>" on stderr and returns (tests/helpers/skip.h), which Check counts
+#    as a pass. Each such line moves one test from passed to skipped, unless
+#    Check reports that same test as failed (then it stays a failure).
+#  - unittest counts skips itself ("OK (skipped=N)"); test_runner.py also
+#    prints a SKIP line per skip, for the reasons.
+# Every SKIP line is repeated in this script's output.
+#
+# SBX_SUITE_SUMMARY=FILE appends "SUITE PASSED FAILED SKIPPED SECONDS" to FILE
+# (make check prints them as its closing table).
 set -u
-suite=$1; shift
+suite=$1
+shift
 start=$(date +%s.%N)
-pass=0; fail=0; failed=""
+pass=0 fail=0 skip=0 failed="" skips=""
+
+# Check's failure lines: "file:line:F:tcase:test:iteration: message" (E: error).
+check_failed() {
+	printf '%s\n' "$2" | grep -qE "^[^:]*:[0-9]+:[FE]:[^:]*:$1:"
+}
+
 for t in "$@"; do
-	out=$(CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120} "$t" 2>&1); rc=$?
-	printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks' | sed "s|^|  $(basename "$t"): |"
+	name=$(basename "$t")
+	if [[ $t == *.py ]]; then
+		out=$("${PYTHON:-/usr/bin/python3}" "$t" 2>&1)
+		rc=$?
+		ran=$(printf '%s\n' "$out" | sed -nE 's/^Ran ([0-9]+) tests? in .*/\1/p' | tail -1)
+		status=$(printf '%s\n' "$out" | grep -E '^(OK|FAILED)( \(.*\))?$' | tail -1)
+		if [ -n "$ran" ] && [ -n "$status" ]; then
+			# "FAILED (failures=1, errors=2, skipped=3, expected failures=4, ...)"
+			num() { printf '%s\n' "$status" | sed -nE "s/.*(\\(|, )$1=([0-9]+).*/\\2/p"; }
+			f=$(num failures) e=$(num errors) s=$(num skipped) u=$(num 'unexpected successes')
+			f=${f:-0} e=${e:-0} s=${s:-0} u=${u:-0}
+			printf '  %s: Ran %s, Failures: %s, Errors: %s, Skipped: %s\n' "$name" "$ran" \
+				"$f" "$e" "$s"
+			pass=$((pass + ran - f - e - u - s))
+			fail=$((fail + f + e + u))
+			skip=$((skip + s))
+			skips+=$(printf '%s\n' "$out" | grep -E '^SKIP: ' | sed 's/^/  /')$'\n'
+		fi
+		if [ $rc -ne 0 ]; then
+			failed="$failed $name"
+			# The failure reports: from the first "=====" separator on.
+			printf '%s\n' "$out" | sed -n '/^======/,$p' | head -80 | sed 's/^/    /'
+			if [ -z "$ran" ]; then
+				fail=$((fail + 1))
+				printf '%s\n' "$out" | tail -20 | sed 's/^/    /'
+				echo "    (no unittest summary; exit status $rc)"
+			fi
+		fi
+		continue
+	fi
+	out=$(CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120} "$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks' | sed "s|^|  $name: |"
 	n_run=$(printf '%s\n' "$out" | sed -nE 's/^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/p' | tail -1)
 	if [ -n "$n_run" ]; then
-		set -- $n_run "$@"; c=$1; f=$2; e=$3; shift 3
-		pass=$((pass + c - f - e)); fail=$((fail + f + e))
+		read -r c f e <<<"$n_run"
+		s=0
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			test=${line#SKIP: }
+			test=${test%%: *}
+			test=${test#*/}
+			if check_failed "$test" "$out"; then
+				continue
+			fi
+			s=$((s + 1))
+			skips+="  $line"$'\n'
+		done < <(printf '%s\n' "$out" | grep -E '^SKIP: ')
+		[ $s -gt $((c - f - e)) ] && s=$((c - f - e))
+		pass=$((pass + c - f - e - s))
+		fail=$((fail + f + e))
+		skip=$((skip + s))
 	fi
 	if [ $rc -ne 0 ]; then
-		failed="$failed $(basename "$t")"
-		printf '%s\n' "$out" | grep -vE '^(Running suite|[0-9]+%: Checks)' | head -40 | sed 's/^/    /'
+		failed="$failed $name"
+		printf '%s\n' "$out" | grep -vE '^(Running suite|[0-9]+%: Checks|SKIP: )' | head -40 | sed 's/^/    /'
 		[ -z "$n_run" ] && fail=$((fail + 1))
+		[ -n "$out" ] || echo "    (no output; exit status $rc)"
 	fi
 done
 end=$(date +%s.%N)
-printf '[%s] suite took %.1f s\n' "$suite" "$(echo "$end - $start" | bc 2>/dev/null || python3 -c "print($end-$start)")"
-echo "$suite: $pass passed, $fail failed"
-[ -z "$failed" ] || { echo "$suite: failing binaries:$failed"; exit 1; }
+secs=$(printf '%.1f' "$(echo "$end - $start" | bc 2>/dev/null || python3 -c "print($end-$start)")")
+if [ -n "${skips//[$'\n']/}" ]; then
+	echo "$suite: skipped tests:"
+	printf '%s' "$skips" | grep -v '^$'
+fi
+printf '[%s] suite took %s s\n' "$suite" "$secs"
+echo "$suite: $pass passed, $fail failed, $skip skipped"
+if [ -n "${SBX_SUITE_SUMMARY:-}" ]; then
+	echo "$suite $pass $fail $skip $secs" >>"$SBX_SUITE_SUMMARY"
+fi
+[ -z "$failed" ] || { echo "$suite: failing programs:$failed"; exit 1; }
