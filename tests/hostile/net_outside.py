@@ -14,9 +14,11 @@ targets = [(socket.AF_INET, socket.SOCK_STREAM, ("1.1.1.1", 80)),
            (socket.AF_INET, socket.SOCK_STREAM, ("169.254.169.254", 80)),
            (socket.AF_INET6, socket.SOCK_STREAM, ("2606:4700:4700::1111", 80, 0, 0))]
 for fam, typ, addr in targets:
-    s = socket.socket(fam, typ)
-    s.settimeout(2)
+    s = None
     try:
+        # Inside the try: without IPv6 in the kernel the socket itself fails.
+        s = socket.socket(fam, typ)
+        s.settimeout(2)
         s.connect(addr)
         if typ == socket.SOCK_DGRAM:
             s.send(b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01")
@@ -26,7 +28,8 @@ for fam, typ, addr in targets:
     except OSError as e:
         print("failed", addr, e)
     finally:
-        s.close()
+        if s:
+            s.close()
 for name in ("lo", "eth0", "ens3", "enp0s3", "docker0"):
     try:
         print("if", name, socket.if_nametoindex(name))

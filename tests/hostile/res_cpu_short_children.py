@@ -1,5 +1,6 @@
 # CPU spent by short-lived children that exit (and are reaped) before anyone
 # samples them: the job's CPU time must still add up to a timeout.
+# requires: cgroup-cpu
 # expect: timeout
 # limit_hit: cpu
 # limits: {"cpu_ms": 1000, "wall_ms": 8000}

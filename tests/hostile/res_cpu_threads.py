@@ -1,4 +1,5 @@
 # CPU burned by several processes at once: the limit is for the whole job.
+# requires: cgroup-cpu
 # expect: timeout
 # limit_hit: cpu
 # limits: {"cpu_ms": 1000, "wall_ms": 8000}

@@ -1,4 +1,5 @@
 # Memory bomb, gradual: 1 MiB at a time, each page touched.
+# requires: cgroup-memory
 # expect: memory_limit
 # limit_hit: memory
 # limits: {"memory_mb": 96, "cpu_ms": 5000, "wall_ms": 10000}

@@ -4,6 +4,7 @@
 # parent waits for them and exits 0: the OOM kill still decides the verdict
 # (protocol.md: "the first cause wins: ... then an OOM kill, then the
 # program's own exit status").
+# requires: cgroup-memory
 # expect: memory_limit
 # limit_hit: memory
 # limits: {"memory_mb": 96, "wall_ms": 10000}

@@ -2,6 +2,7 @@
 # made it): 1 GiB created and touched with memory_mb 64. The pages are
 # charged to the job, and the segment dies with the job's IPC namespace
 # instead of staying on the host.
+# requires: cgroup-memory
 # expect: memory_limit
 # limit_hit: memory
 # limits: {"memory_mb": 64, "wall_ms": 10000}

@@ -2,6 +2,7 @@
 # memory limit (tmpfs_mb 512, memory_mb 64), but tmpfs pages are charged to
 # the job's cgroup, so writing them is a memory_limit (or the write fails) and
 # the pages go away with the job.
+# requires: cgroup-memory
 # expect: memory_limit|pass
 # limits: {"memory_mb": 64, "tmpfs_mb": 512, "wall_ms": 10000}
 # stdout: not-contains UNBOUNDED

@@ -6,7 +6,8 @@
  *                                    "error:CODE" expects an error object
  *   # limit_hit: cpu                 the response's limit_hit ("any": non-null,
  *                                    "none": null; '|' separates choices)
- *   # violation: ptrace              violation.syscall ("any": non-null)
+ *   # violation: ptrace              violation.syscall ("any": non-null,
+ *                                    "none": null; '|' separates choices)
  *   # limits: {"cpu_ms": 2000}       JSON merged into the request's limits
  *   # files: {"a.txt": "..."}        the request's files field
  *   # stdin_bytes: 8388608           the request's stdin: that many bytes
@@ -36,10 +37,40 @@
  *   ipc-clean           no host SysV IPC object has a key 0x5bd0-0x5bdf
  *   submount-untouched  the usr-submount tmpfs is still empty
  *
+ *   # requires: NAME                 what the program needs of the machine;
+ *                                    repeatable; one of g_reqs[]:
+ *
+ *   ia32-abi        the kernel's i386 ABI (IA32 emulation): the driver's own
+ *                   i386 getpid through int $0x80 in an unfiltered child
+ *                   (tests/helpers/skip.c) returns the pid
+ *   mount-setattr   mount_setattr(2) (Linux 5.12+; without it the daemon
+ *                   binds read-only paths non-recursively, submounts unseen)
+ *   cgroup-memory   the response's enforcement.memory_mb names a cgroup (the
+ *                   daemon may run without cgroups: then there is no OOM
+ *                   counter, so no memory_limit verdict to expect)
+ *   cgroup-pids     enforcement.pids names a cgroup
+ *   cgroup-cpu      enforcement.cpu_ms names a cgroup (the job's CPU summed
+ *                   over all its processes, not RLIMIT_CPU per process)
+ *
+ *   # probe: NAME                    the program probes requirement NAME
+ *                                    itself, inside the jail, and prints
+ *                                    "PROBE NAME: present (...)" or "PROBE
+ *                                    NAME: absent (...)"; that line must be
+ *                                    there and agree with the driver's probe
+ *
+ * A program with a requires header runs alone, on a daemon of its own, as
+ * one iteration of the test_hostile_requiring loop (the other programs share
+ * test_hostile_programs). When a requirement is not met, the program is a
+ * skip: it is reported as "SKIP: hostile/NAME.py: <reason>" (tests/helpers/
+ * skip.h; tests/run_suite.sh counts it, never as a pass), its expect,
+ * limit_hit, violation and stdout headers are not checked, but its host
+ * checks and its probe agreement still are: a skip never hides a breach.
+ *
  * Before parsing, the driver substitutes in the whole file: @MARKER@ (a
  * random token unique to this run), @PORT@ (the host listener's port),
  * @SOCK@ (the daemon's socket), @STATEDIR@ (its --state-dir), @DAEMONPID@
- * (its host pid) and @SUBMOUNT@ (see setup).
+ * (its host pid), @SUBMOUNT@ (see setup) and @ASSUME_NO_IA32@ ("1" when
+ * SBX_TEST_ASSUME_NO_IA32 is set, else "0").
  *
  * Programs run on one daemon (--workers 2) in batches of two; the host checks
  * of a batch run when both jobs have answered. Programs with a setup or a
@@ -52,7 +83,12 @@
  *
  * Run as root from the repository root: make build/tests/test_hostile &&
  * SBX_BUILD=build build/tests/test_hostile. SBX_HOSTILE_ONLY=substring runs
- * only the matching programs; SBX_HOSTILE_DIR overrides tests/hostile. */
+ * only the matching programs; SBX_HOSTILE_DIR overrides tests/hostile.
+ * Test-only overrides, to run the skip paths on a machine that has
+ * everything: SBX_TEST_ASSUME_NO_IA32=1 makes the driver's IA32 probe report
+ * absence (and tells the programs, through @ASSUME_NO_IA32@, to report the
+ * same without probing); SBX_HOSTILE_DAEMON_ARGS="--no-cgroups" (words
+ * separated by spaces) is added to every daemon this suite starts. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +116,7 @@
 
 #include "../../client/sbx.h"
 #include "../helpers/daemon.h"
+#include "../helpers/skip.h"
 #include "../helpers/tcheck.h"
 
 #define CALL_MS 90000 /* the longest a response may take (queue + job) */
@@ -106,6 +143,16 @@ static int g_listen_fd = -1, g_listen6_fd = -1, g_abstract_fd = -1;
 static int g_port;
 static char g_dir[64] = "tests/hostile";
 static char g_submount[128]; /* /usr/local/sbx-hostile-submount.PID */
+/* The driver's probes of the machine (see g_reqs[]), made once in setup(). */
+static bool g_have_ia32, g_have_mount_setattr;
+static char g_ia32_why[512], g_mount_setattr_why[256];
+static bool g_assume_no_ia32; /* SBX_TEST_ASSUME_NO_IA32 */
+/* Programs with a requires header, each an iteration of test_hostile_requiring. */
+#define MAX_REQ_PROGS 64
+static char g_req_progs[MAX_REQ_PROGS][96];
+static int g_nreq_progs;
+/* Extra daemon arguments (SBX_HOSTILE_DAEMON_ARGS), NULL-terminated. */
+static const char *g_daemon_extra[TD_MAX_ARGS / 2 + 1];
 
 /* --- small helpers -------------------------------------------------------- */
 
@@ -232,7 +279,12 @@ struct prog {
 	int nout;
 	char *host[MAX_HDR];
 	int nhost;
-	char why[4096]; /* empty: everything held */
+	char *req[MAX_HDR]; /* requires */
+	int nreq;
+	char *probe[MAX_HDR]; /* probe */
+	int nprobe;
+	char skip[1024]; /* non-empty: a requirement is not met (why) */
+	char why[4096];	 /* empty: everything held */
 	json_t *resp, *victim_resp;
 };
 
@@ -248,12 +300,17 @@ static void prog_free(struct prog *p)
 		free(p->out[i]);
 	for (int i = 0; i < p->nhost; i++)
 		free(p->host[i]);
+	for (int i = 0; i < p->nreq; i++)
+		free(p->req[i]);
+	for (int i = 0; i < p->nprobe; i++)
+		free(p->probe[i]);
 	json_decref(p->resp);
 	json_decref(p->victim_resp);
 	memset(p, 0, sizeof *p);
 }
 
 static bool is_host_check(const char *name);
+static bool is_requirement(const char *name);
 
 /* Reads path, substitutes the run's tokens and parses the header. A broken
  * header is a failure of that program (in p->why), not of the suite. */
@@ -271,9 +328,13 @@ static void prog_load(struct prog *p, const char *path, const struct test_daemon
 	char port[16], pid[16];
 	snprintf(port, sizeof port, "%d", g_port);
 	snprintf(pid, sizeof pid, "%d", (int)d->pid);
-	const char *subst[][2] = {{"@MARKER@", g_marker}, {"@PORT@", port},
-				  {"@SOCK@", d->sock},	  {"@STATEDIR@", d->state},
-				  {"@DAEMONPID@", pid},	  {"@SUBMOUNT@", g_submount}};
+	const char *subst[][2] = {{"@MARKER@", g_marker},
+				  {"@PORT@", port},
+				  {"@SOCK@", d->sock},
+				  {"@STATEDIR@", d->state},
+				  {"@DAEMONPID@", pid},
+				  {"@SUBMOUNT@", g_submount},
+				  {"@ASSUME_NO_IA32@", g_assume_no_ia32 ? "1" : "0"}};
 	char *s = raw;
 	for (size_t i = 0; i < sizeof subst / sizeof subst[0]; i++) {
 		char *n = replace_all(s, subst[i][0], subst[i][1]);
@@ -334,6 +395,13 @@ static void prog_load(struct prog *p, const char *path, const struct test_daemon
 				whyf(p->why, sizeof p->why, "unknown host check '%s'", val);
 			else if (p->nhost < MAX_HDR)
 				p->host[p->nhost++] = xstrdup(val);
+		} else if (strcmp(key, "requires") == 0 || strcmp(key, "probe") == 0) {
+			if (!is_requirement(val))
+				whyf(p->why, sizeof p->why, "unknown requirement '%s'", val);
+			else if (key[0] == 'r' && p->nreq < MAX_HDR)
+				p->req[p->nreq++] = xstrdup(val);
+			else if (key[0] == 'p' && p->nprobe < MAX_HDR)
+				p->probe[p->nprobe++] = xstrdup(val);
 		} else {
 			whyf(p->why, sizeof p->why, "unknown header '%s'", key);
 		}
@@ -434,7 +502,8 @@ static void check_response(struct prog *p)
 	if (p->violation) {
 		const char *sc = sget(v, "syscall");
 		bool ok = strcmp(p->violation, "any") == 0 ? json_is_object(v)
-							   : sc && strcmp(sc, p->violation) == 0;
+			  : sc				   ? one_of(p->violation, sc)
+			       : json_is_null(v) && one_of(p->violation, "none");
 		if (!ok)
 			whyf(why, wl, "violation.syscall %s, expected %s", sc ? sc : "null",
 			     p->violation);
@@ -448,6 +517,125 @@ static void check_response(struct prog *p)
 		else if (!neg && !has)
 			whyf(why, wl, "stdout lacks '%s'", text);
 	}
+}
+
+/* --- requirements ----------------------------------------------------------- */
+
+static const char *const g_reqs[] = {"ia32-abi",    "mount-setattr", "cgroup-memory",
+				     "cgroup-pids", "cgroup-cpu",    NULL};
+
+static bool is_requirement(const char *name)
+{
+	for (int i = 0; g_reqs[i]; i++)
+		if (strcmp(g_reqs[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The driver's own probe of a requirement: 1 present, 0 absent (*why says
+ * why), -1 when the requirement is not decided by a host probe. */
+static int host_probe(const char *name, const char **why)
+{
+	if (strcmp(name, "ia32-abi") == 0) {
+		*why = g_ia32_why;
+		return g_have_ia32;
+	}
+	if (strcmp(name, "mount-setattr") == 0) {
+		*why = g_mount_setattr_why;
+		return g_have_mount_setattr;
+	}
+	return -1;
+}
+
+/* cgroup-*: how the daemon says it enforced the limit on this very run. 1:
+ * by a cgroup; 0: not (why set); -1: the response has no enforcement (an
+ * error object, or none at all), which the usual checks then report. */
+static int cgroup_enforced(const json_t *r, const char *name, char *why, size_t wl)
+{
+	static const struct {
+		const char *req, *limit, *consequence;
+	} m[] = {
+	    {"cgroup-memory", "memory_mb",
+	     "no memory cgroup, so the limit is per process, nothing charges the job as a "
+	     "whole (tmpfs, SysV shm, many processes) and no OOM counter tells a memory_limit"},
+	    {"cgroup-pids", "pids", "no pids cgroup, so no job-wide count of processes"},
+	    {"cgroup-cpu", "cpu_ms",
+	     "no CPU accounting cgroup, so CPU time is limited per process (RLIMIT_CPU), not "
+	     "summed over the job"},
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		if (strcmp(name, m[i].req) != 0)
+			continue;
+		const char *e = r ? sget(json_object_get(r, "enforcement"), m[i].limit) : NULL;
+		if (!e)
+			return -1;
+		if (strstr(e, "cgroup"))
+			return 1;
+		snprintf(why, wl, "the daemon enforced %s with \"%s\": %s", m[i].limit, e,
+			 m[i].consequence);
+		return 0;
+	}
+	return -1;
+}
+
+/* The program's "PROBE NAME: present|absent ..." line: 1 present, 0 absent,
+ * -1 missing or neither (the line, when there is one, in line). */
+static int program_probe(const json_t *r, const char *name, char *line, size_t ll)
+{
+	const char *o = r ? sget(r, "stdout") : NULL;
+	char head[64];
+	int hl = snprintf(head, sizeof head, "PROBE %s: ", name);
+	line[0] = '\0';
+	for (const char *l = o; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, head, (size_t)hl) != 0)
+			continue;
+		snprintf(line, ll, "%.*s", (int)strcspn(l, "\n"), l);
+		if (strncmp(l + hl, "present", 7) == 0)
+			return 1;
+		if (strncmp(l + hl, "absent", 6) == 0)
+			return 0;
+		return -1;
+	}
+	return -1;
+}
+
+/* After the response: the program's probes must agree with the driver's,
+ * and an unmet requirement makes the program a skip (p->skip says why). */
+static void check_requirements(struct prog *p)
+{
+	char line[512];
+	const char *hw;
+	for (int i = 0; i < p->nprobe; i++) {
+		int mine = program_probe(p->resp, p->probe[i], line, sizeof line);
+		int host = host_probe(p->probe[i], &hw);
+		if (mine < 0)
+			whyf(p->why, sizeof p->why,
+			     "no 'PROBE %s: present|absent ...' line in stdout%s%s", p->probe[i],
+			     line[0] ? ", got: " : "", line);
+		else if (host >= 0 && host != mine)
+			whyf(p->why, sizeof p->why,
+			     "the program's probe in the jail ('%s') disagrees with the driver's "
+			     "on the host (%s%s)",
+			     line, host ? "present" : "absent: ", host ? "" : hw);
+	}
+	for (int i = 0; i < p->nreq; i++) {
+		char why[512] = "";
+		int ok = host_probe(p->req[i], &hw);
+		if (ok == 0)
+			snprintf(why, sizeof why, "%s", hw);
+		else if (ok < 0 && cgroup_enforced(p->resp, p->req[i], why, sizeof why) != 0)
+			why[0] = '\0';
+		if (!why[0])
+			continue;
+		size_t used = strlen(p->skip);
+		snprintf(p->skip + used, sizeof p->skip - used, "%srequires %s: %s",
+			 used ? "; " : "", p->req[i], why);
+	}
+	/* A skip is for what the machine lacks, never for a daemon that did not
+	 * run the job. */
+	if (p->skip[0] && (!p->resp || !sget(p->resp, "verdict")))
+		whyf(p->why, sizeof p->why, "no run result (%s)",
+		     p->resp ? sget(json_object_get(p->resp, "error"), "code") : "no response");
 }
 
 /* --- host-side checks ----------------------------------------------------- */
@@ -878,7 +1066,7 @@ static void run_host_checks(struct prog *p, struct test_daemon *d, const struct 
 struct report {
 	char *fails; /* the failing lines, for the assertion message */
 	size_t flen;
-	int npass, nfail;
+	int npass, nfail, nskip;
 	char *table; /* every line */
 	size_t tlen;
 };
@@ -912,14 +1100,17 @@ static void report_prog(struct report *rep, const struct prog *p)
 	if (r && json_is_string(json_object_get(r, "limit_hit")))
 		snprintf(hit, sizeof hit, "%s", sget(r, "limit_hit"));
 	const char *sc = sget(json_object_get(r, "violation"), "syscall");
-	bool ok = p->why[0] == '\0';
+	bool ok = p->why[0] == '\0', skipped = ok && p->skip[0];
+	const char *status = skipped ? "SKIP" : ok ? "PASS" : "FAIL";
 	char line[6000];
 	snprintf(line, sizeof line, "%-28s %-15s %-7s %-17s %-4s %s\n", p->name, verdict, hit,
-		 sc ? sc : "-", ok ? "PASS" : "FAIL", p->why);
+		 sc ? sc : "-", status, ok ? p->skip : p->why);
 	append(&rep->table, &rep->tlen, "%s", line);
 	if (isatty(2))
 		fprintf(stderr, "%s", line);
-	if (ok) {
+	if (skipped) {
+		rep->nskip++;
+	} else if (ok) {
 		rep->npass++;
 	} else {
 		rep->nfail++;
@@ -975,7 +1166,9 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 	for (int i = 0; i < n; i++) {
 		struct prog *p = batch[i];
 		if (sent[i]) {
-			check_response(p);
+			check_requirements(p);
+			if (!p->skip[0])
+				check_response(p);
 			run_host_checks(p, d, &before);
 		}
 		report_prog(rep, p);
@@ -1007,6 +1200,29 @@ static bool is_persist(const char *path)
 	return strncmp(base ? base + 1 : path, "persist_", 8) == 0;
 }
 
+/* A daemon with --workers N and SBX_HOSTILE_DAEMON_ARGS. */
+static void start_daemon(struct test_daemon *d, const char *workers)
+{
+	const char *args[TD_MAX_ARGS + 1] = {"--workers", workers};
+	int n = 2;
+	for (int i = 0; g_daemon_extra[i] && n < TD_MAX_ARGS; i++)
+		args[n++] = g_daemon_extra[i];
+	args[n] = NULL;
+	ck_assert_msg(td_startv(d, args) == 0, "starting sandboxd: %s", d->err);
+}
+
+/* The leading comment lines of a program have a "# requires:" header. */
+static bool has_requires(const char *path)
+{
+	char *src = slurp(path);
+	bool found = false;
+	for (char *l = src; l && *l == '#' && !found;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		found = strncmp(l, "# requires:", 11) == 0;
+	free(src);
+	return found;
+}
+
 static void finish(struct report *rep, const char *what)
 {
 	printf("%-28s %-15s %-7s %-17s %-4s %s\n", "PROGRAM", "VERDICT", "HIT", "VIOLATION", "OK",
@@ -1014,7 +1230,7 @@ static void finish(struct report *rep, const char *what)
 	if (rep->fails)
 		printf("%s", rep->fails);
 	printf("%s", rep->table ? rep->table : "");
-	printf("%s: %d held, %d not held\n", what, rep->npass, rep->nfail);
+	printf("%s: %d held, %d not held, %d skipped\n", what, rep->npass, rep->nfail, rep->nskip);
 	fflush(stdout);
 	ck_assert_msg(rep->nfail == 0, "%d hostile program(s) not held:\n%s", rep->nfail,
 		      rep->fails);
@@ -1024,8 +1240,11 @@ static void finish(struct report *rep, const char *what)
 
 START_TEST(test_hostile_programs)
 {
+#ifndef __x86_64__
+	SKIP_TEST("the hostile programs use x86_64 syscall numbers and machine code");
+#endif
 	struct test_daemon d;
-	ck_assert_msg(td_start(&d, "--workers", "2", NULL) == 0, "starting sandboxd: %s", d.err);
+	start_daemon(&d, "2");
 	glob_t g = list_programs();
 	struct report rep = {0};
 	struct prog *progs = calloc(g.gl_pathc, sizeof *progs);
@@ -1037,8 +1256,8 @@ START_TEST(test_hostile_programs)
 			continue;
 		struct prog *p = &progs[i];
 		prog_load(p, g.gl_pathv[i], &d);
-		if (!selected(p->name))
-			continue;
+		if (!selected(p->name) || p->nreq)
+			continue; /* a requires header: test_hostile_requiring */
 		total++;
 		if (strncmp(p->name, "xjob_", 5) == 0) {
 			if (nx < 2)
@@ -1085,12 +1304,52 @@ START_TEST(test_hostile_programs)
 }
 END_TEST
 
+/* A program with a requires header: alone, on a daemon of its own, so that
+ * a skip is the skip of one Check test (see the top of the file). */
+START_TEST(test_hostile_requiring)
+{
+#ifndef __x86_64__
+	SKIP_TEST("the hostile programs use x86_64 syscall numbers and machine code");
+#endif
+	const char *name = g_req_progs[_i];
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", g_dir, name);
+	struct test_daemon d;
+	start_daemon(&d, "2");
+	struct report rep = {0};
+	struct prog p;
+	prog_load(&p, path, &d);
+	if (!p.why[0] && !p.nreq)
+		whyf(p.why, sizeof p.why, "no requires header any more");
+	struct prog *pp = &p;
+	run_batch(&d, &pp, 1, &rep);
+	char why[512] = "", skip[sizeof p.skip] = "";
+	if (!daemon_alive(&d, why, sizeof why))
+		rep.nfail++, append(&rep.fails, &rep.flen, "  after %s: %s\n", name, why);
+	int st = td_stop(&d, 10000);
+	if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		rep.nfail++,
+		    append(&rep.fails, &rep.flen,
+			   "  after %s: sandboxd did not exit 0 on SIGTERM (%d)\n", name, st);
+	td_cleanup(&d);
+	if (!p.why[0])
+		snprintf(skip, sizeof skip, "%s", p.skip);
+	prog_free(&p);
+	finish(&rep, name);
+	if (skip[0])
+		sbx_skip_report(name, "%s", skip);
+}
+END_TEST
+
 /* persist_*: one at a time, in name order, on a one-worker daemon, so each
  * runs in the slot (and as the uid) the previous one used. */
 START_TEST(test_hostile_persist)
 {
+#ifndef __x86_64__
+	SKIP_TEST("the hostile programs use x86_64 syscall numbers and machine code");
+#endif
 	struct test_daemon d;
-	ck_assert_msg(td_start(&d, "--workers", "1", NULL) == 0, "starting sandboxd: %s", d.err);
+	start_daemon(&d, "1");
 	glob_t g = list_programs();
 	struct report rep = {0};
 	int n = 0;
@@ -1164,7 +1423,7 @@ START_TEST(test_host_check_controls)
 {
 	char why[2048];
 	struct test_daemon d;
-	ck_assert_msg(td_start(&d, "--workers", "2", NULL) == 0, "starting sandboxd: %s", d.err);
+	start_daemon(&d, "2");
 
 	/* listener-untouched: a connection from the host itself is seen. */
 	why[0] = '\0';
@@ -1332,6 +1591,80 @@ START_TEST(test_host_check_controls)
 }
 END_TEST
 
+/* The requires/probe/violation logic on made-up responses: each decision
+ * can go both ways (no daemon needed). */
+static void fake_prog(struct prog *p, const char *req, const char *probe, const char *json)
+{
+	memset(p, 0, sizeof *p);
+	snprintf(p->name, sizeof p->name, "fake.py");
+	p->expect = xstrdup("violation");
+	if (req)
+		p->req[p->nreq++] = xstrdup(req);
+	if (probe)
+		p->probe[p->nprobe++] = xstrdup(probe);
+	json_error_t je;
+	p->resp = json_loads(json, 0, &je);
+	ck_assert_msg(p->resp != NULL, "%s: %s", json, je.text);
+}
+
+START_TEST(test_requirement_controls)
+{
+	struct prog p;
+	/* cgroup-memory: decided by the response's own enforcement. */
+	fake_prog(&p, "cgroup-memory", NULL,
+		  "{\"verdict\":\"pass\",\"enforcement\":{\"memory_mb\":\"rlimits\"}}");
+	check_requirements(&p);
+	ck_assert_msg(p.skip[0] && !p.why[0], "skip '%s' why '%s'", p.skip, p.why);
+	prog_free(&p);
+	fake_prog(&p, "cgroup-memory", NULL,
+		  "{\"verdict\":\"pass\",\"enforcement\":{\"memory_mb\":\"cgroup v2\"}}");
+	check_requirements(&p);
+	ck_assert_msg(!p.skip[0] && !p.why[0], "skip '%s' why '%s'", p.skip, p.why);
+	prog_free(&p);
+
+	/* A host-probed requirement; the program's probe must agree with it. */
+	g_have_ia32 = false;
+	snprintf(g_ia32_why, sizeof g_ia32_why, "made up");
+	fake_prog(&p, "ia32-abi", "ia32-abi",
+		  "{\"verdict\":\"pass\",\"stdout\":\"PROBE ia32-abi: absent (x)\\n\"}");
+	check_requirements(&p);
+	ck_assert_msg(strstr(p.skip, "made up") && !p.why[0], "skip '%s' why '%s'", p.skip, p.why);
+	prog_free(&p);
+	fake_prog(&p, "ia32-abi", "ia32-abi",
+		  "{\"verdict\":\"pass\",\"stdout\":\"PROBE ia32-abi: present (x)\\n\"}");
+	check_requirements(&p);
+	ck_assert_msg(strstr(p.why, "disagrees"), "why '%s'", p.why);
+	prog_free(&p);
+	fake_prog(&p, "ia32-abi", "ia32-abi", "{\"verdict\":\"pass\",\"stdout\":\"\"}");
+	check_requirements(&p);
+	ck_assert_msg(strstr(p.why, "no 'PROBE ia32-abi"), "why '%s'", p.why);
+	prog_free(&p);
+	/* A skip never covers a job the daemon did not run. */
+	fake_prog(&p, "ia32-abi", NULL, "{\"error\":{\"code\":\"internal\"}}");
+	check_requirements(&p);
+	ck_assert_msg(strstr(p.why, "no run result"), "why '%s'", p.why);
+	prog_free(&p);
+	g_have_ia32 = true;
+	fake_prog(&p, "ia32-abi", "ia32-abi",
+		  "{\"verdict\":\"violation\",\"violation\":null,\"stdout\":"
+		  "\"PROBE ia32-abi: present (x)\\n\"}");
+	check_requirements(&p);
+	ck_assert_msg(!p.skip[0] && !p.why[0], "skip '%s' why '%s'", p.skip, p.why);
+
+	/* violation: choices, and "none" for a null violation object. */
+	p.violation = xstrdup("unshare|none");
+	check_response(&p);
+	ck_assert_msg(!p.why[0], "why '%s'", p.why);
+	json_object_set_new(p.resp, "violation", json_pack("{s:s}", "syscall", "unshare"));
+	check_response(&p);
+	ck_assert_msg(!p.why[0], "why '%s'", p.why);
+	json_object_set_new(p.resp, "violation", json_pack("{s:s}", "syscall", "process_vm_readv"));
+	check_response(&p);
+	ck_assert_msg(strstr(p.why, "violation.syscall process_vm_readv"), "why '%s'", p.why);
+	prog_free(&p);
+}
+END_TEST
+
 /* --- run-wide setup ------------------------------------------------------- */
 
 static int listen_tcp(int family, int port)
@@ -1414,6 +1747,41 @@ static int setup(void)
 	const char *dir = getenv("SBX_HOSTILE_DIR");
 	if (dir && *dir)
 		snprintf(g_dir, sizeof g_dir, "%s", dir);
+
+	/* Test-only overrides (see the top of the file). */
+	const char *o = getenv("SBX_TEST_ASSUME_NO_IA32");
+	g_assume_no_ia32 = o && *o && strcmp(o, "0") != 0;
+	const char *extra = getenv("SBX_HOSTILE_DAEMON_ARGS");
+	if (extra && *extra) {
+		char *copy = strdup(extra), *save = NULL;
+		int n = 0;
+		for (char *w = strtok_r(copy, " \t", &save); w && n < TD_MAX_ARGS / 2;
+		     w = strtok_r(NULL, " \t", &save))
+			g_daemon_extra[n++] = w; /* copy lives as long as the process */
+		fprintf(stderr, "test_hostile: every daemon gets %s (SBX_HOSTILE_DAEMON_ARGS)\n",
+			extra);
+	}
+
+	/* The machine, as the requires headers ask (g_reqs[]). */
+	g_have_ia32 = sbx_have_ia32(g_ia32_why, sizeof g_ia32_why);
+	g_have_mount_setattr =
+	    sbx_have_mount_setattr(g_mount_setattr_why, sizeof g_mount_setattr_why);
+
+	/* The programs with a requires header: one test iteration each. */
+	char pat[128];
+	snprintf(pat, sizeof pat, "%s/*.py", g_dir);
+	glob_t g;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && g_nreq_progs < MAX_REQ_PROGS; i++) {
+			const char *base = strrchr(g.gl_pathv[i], '/');
+			base = base ? base + 1 : g.gl_pathv[i];
+			if (is_persist(g.gl_pathv[i]) || !selected(base) ||
+			    !has_requires(g.gl_pathv[i]))
+				continue;
+			snprintf(g_req_progs[g_nreq_progs++], sizeof g_req_progs[0], "%s", base);
+		}
+		globfree(&g);
+	}
 	return 0;
 }
 
@@ -1423,12 +1791,19 @@ static Suite *hostile_suite(void)
 	TCase *t = tcase_create("controls");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_host_check_controls);
+	tcase_add_test(t, test_requirement_controls);
 	suite_add_tcase(s, t);
 	t = tcase_create("programs");
 	tcase_set_timeout(t, 420);
 	tcase_add_test(t, test_hostile_programs);
 	tcase_add_test(t, test_hostile_persist);
 	suite_add_tcase(s, t);
+	if (g_nreq_progs > 0) {
+		t = tcase_create("requiring");
+		tcase_set_timeout(t, 120);
+		tcase_add_loop_test(t, test_hostile_requiring, 0, g_nreq_progs);
+		suite_add_tcase(s, t);
+	}
 	return s;
 }
 
