@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,12 +55,62 @@ const char *td_binary(void)
 	return path;
 }
 
+/* The value of the last `name` among the arguments (the daemon takes the
+ * last one given too). */
 static const char *find_arg(const char *const *extra, const char *name)
 {
+	const char *v = NULL;
 	for (int i = 0; extra && extra[i]; i++)
-		if (strcmp(extra[i], name) == 0)
-			return extra[i + 1];
-	return NULL;
+		if (strcmp(extra[i], name) == 0 && extra[i + 1])
+			v = extra[i + 1];
+	return v;
+}
+
+int td_usable_cpus(void)
+{
+	/* Grows the set until it holds the kernel's CPU mask (machines with
+	 * more than CPU_SETSIZE CPUs). */
+	for (int n = 1024; n <= (1 << 20); n *= 2) {
+		cpu_set_t *set = CPU_ALLOC((size_t)n);
+		if (!set)
+			break;
+		size_t size = CPU_ALLOC_SIZE((size_t)n);
+		CPU_ZERO_S(size, set);
+		if (sched_getaffinity(0, size, set) == 0) {
+			int c = CPU_COUNT_S(size, set);
+			CPU_FREE(set);
+			return c > 0 ? c : 1;
+		}
+		CPU_FREE(set);
+		if (errno != EINVAL)
+			break;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return ncpu > 0 ? (int)ncpu : 1;
+}
+
+/* Appends the words of $SBX_TEST_DAEMON_ARGS to d->extra (from index n). */
+static int add_env_args(struct test_daemon *d, int n)
+{
+	const char *env = getenv("SBX_TEST_DAEMON_ARGS");
+	if (!env || !*env)
+		return n;
+	char *copy = strdup(env), *save = NULL;
+	if (!copy) {
+		set_err(d, "SBX_TEST_DAEMON_ARGS: out of memory");
+		return -1;
+	}
+	for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		if (n >= TD_MAX_ARGS) {
+			set_err(d, "too many extra arguments with SBX_TEST_DAEMON_ARGS=%s", env);
+			free(copy);
+			return -1;
+		}
+		d->extra[n++] = strdup(w);
+	}
+	free(copy);
+	d->extra[n] = NULL;
+	return n;
 }
 
 /* The last `max` bytes of the log, for error messages. */
@@ -153,14 +204,24 @@ int td_startv(struct test_daemon *d, const char *const *extra)
 		d->extra[n] = strdup(extra[n]);
 	}
 	d->extra[n] = NULL;
-	const char *w = find_arg(extra, "--workers"), *u = find_arg(extra, "--uid-base");
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	d->workers = w ? atoi(w) : (ncpu > 0 ? (int)ncpu : 1);
+	if (add_env_args(d, n) < 0)
+		return -1;
+	const char *const *all = (const char *const *)d->extra;
+	const char *w = find_arg(all, "--workers"), *u = find_arg(all, "--uid-base");
+	/* The daemon's own default is the number of CPUs; td_wait_ready then
+	 * takes the count the daemon reports. */
+	d->workers = w ? atoi(w) : td_usable_cpus();
 	/* A uid range of its own (256 slots, the daemon's --workers maximum),
 	 * so neither a concurrent run nor a leftover can show up in a uid scan. */
 	d->uid_base = u ? (uid_t)strtoul(u, NULL, 10)
 			: (uid_t)(200000u + ((unsigned)getpid() % 100000u) * 256u);
-	return launch(d);
+	if (launch(d) == 0)
+		return 0;
+	/* A daemon that never served leaves no directory behind (the tail of
+	 * its log is in d->err). */
+	td_rmtree(d->dir);
+	d->dir[0] = '\0';
+	return -1;
 }
 
 int td_start(struct test_daemon *d, ...)
@@ -202,7 +263,8 @@ bool td_exited(struct test_daemon *d, int *status)
 	return false;
 }
 
-static bool ping_ok(const char *sock)
+/* The daemon answers a ping; its "workers" count goes to *workers. */
+static bool ping_ok(const char *sock, int *workers)
 {
 	char err[256];
 	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
@@ -211,6 +273,10 @@ static bool ping_ok(const char *sock)
 	json_t *req = json_pack("{s:s,s:s}", "id", "td-ready", "op", "ping");
 	json_t *r = req ? sbx_call(c, req, 1000, err, sizeof err) : NULL;
 	bool ok = r && json_is_string(json_object_get(r, "version"));
+	json_t *w = json_object_get(r, "workers");
+	if (ok && json_is_integer(w) && json_integer_value(w) > 0 &&
+	    json_integer_value(w) <= 100000)
+		*workers = (int)json_integer_value(w);
 	json_decref(r);
 	json_decref(req);
 	sbx_close(c);
@@ -230,7 +296,7 @@ int td_wait_ready(struct test_daemon *d, int timeout_ms)
 				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), tail);
 			return -1;
 		}
-		if (ping_ok(d->sock))
+		if (ping_ok(d->sock, &d->workers))
 			return 0;
 		if (td_now_ms() > deadline) {
 			char tail[600];
@@ -589,4 +655,99 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 int td_rmtree(const char *path)
 {
 	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* --- cgroup mounts -------------------------------------------------------- */
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; in[i] && o + 1 < len; i++) {
+		if (in[i] == '\\' && in[i + 1] >= '0' && in[i + 1] <= '3' && in[i + 2] >= '0' &&
+		    in[i + 2] <= '7' && in[i + 3] >= '0' && in[i + 3] <= '7') {
+			out[o++] = (char)((in[i + 1] - '0') * 64 + (in[i + 2] - '0') * 8 +
+					  (in[i + 3] - '0'));
+			i += 3;
+		} else {
+			out[o++] = in[i];
+		}
+	}
+	out[o] = '\0';
+}
+
+static bool has_option(const char *opts, const char *name)
+{
+	size_t nl = strlen(name);
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, name, nl) == 0 && (p[nl] == ',' || p[nl] == '\0'))
+			return true;
+	return false;
+}
+
+int td_cgroup_mounts(struct td_cgmounts *m)
+{
+	memset(m, 0, sizeof *m);
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER */
+		char root[4096], mnt[4096], fstype[64], super[1024] = "";
+		char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %1023s", fstype, super) < 1)
+			continue;
+		struct td_cgmount *slots[3] = {NULL, NULL, NULL};
+		if (strcmp(fstype, "cgroup2") == 0) {
+			slots[0] = &m->v2;
+		} else if (strcmp(fstype, "cgroup") == 0) {
+			int k = 0;
+			if (has_option(super, "memory"))
+				slots[k++] = &m->memory;
+			if (has_option(super, "pids"))
+				slots[k++] = &m->pids;
+			if (has_option(super, "cpuacct"))
+				slots[k++] = &m->cpuacct;
+		}
+		for (int k = 0; k < 3 && slots[k]; k++) {
+			if (slots[k]->path[0])
+				continue; /* the first mount of a hierarchy */
+			unescape(mnt, slots[k]->path, sizeof slots[k]->path);
+			unescape(root, slots[k]->root, sizeof slots[k]->root);
+		}
+	}
+	free(line);
+	fclose(f);
+	return !!m->v2.path[0] + !!m->memory.path[0] + !!m->pids.path[0] + !!m->cpuacct.path[0];
+}
+
+int td_cgroup_dir(const struct td_cgmount *h, const char *cg, char *out, size_t outlen)
+{
+	if (!h->path[0] || cg[0] != '/')
+		return -1;
+	size_t rl = strcmp(h->root, "/") == 0 ? 0 : strlen(h->root);
+	if (rl && (strncmp(cg, h->root, rl) != 0 || (cg[rl] != '/' && cg[rl] != '\0')))
+		return -1;
+	const char *rest = cg + rl;
+	if (strcmp(rest, "/") == 0)
+		rest = "";
+	int n = snprintf(out, outlen, "%s%s", h->path, rest);
+	return n > 0 && (size_t)n < outlen ? 0 : -1;
+}
+
+static int rmdir_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		(void)rmdir(path);
+	return 0;
+}
+
+void td_cgroup_rmtree(const char *dir)
+{
+	nftw(dir, rmdir_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }

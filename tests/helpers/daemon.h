@@ -10,7 +10,18 @@
  * failed assertion exits a Check fork-mode child), the daemon and, through
  * it, its jobs die too, so a failing test never leaves a root daemon behind.
  * Functions return 0 / -1 and describe a failure in d->err (no Check
- * dependency here: the helper is linked into every test binary). */
+ * dependency here: the helper is linked into every test binary).
+ *
+ * SBX_TEST_DAEMON_ARGS (test-only): extra daemon arguments, words separated
+ * by white space (no quoting), appended after the test's own arguments to
+ * every daemon these helpers start, and kept for td_restart. For example
+ *
+ *     SBX_TEST_DAEMON_ARGS=--no-cgroups make integration
+ *
+ * runs every integration suite against rlimit-only daemons; tests of
+ * cgroup-only behaviour then read the response's `enforcement` and report a
+ * skip with the reason. The daemon takes the last of a repeated option, and
+ * so does the helper when it reads --workers and --uid-base. */
 #ifndef SBX_TEST_DAEMON_H
 #define SBX_TEST_DAEMON_H
 
@@ -23,7 +34,8 @@
 
 struct test_daemon {
 	pid_t pid;	/* > 0 while running */
-	int workers;	/* the --workers it was started with (or its default) */
+	int workers;	/* the worker count the daemon reported when it became ready
+			 * (before that: its --workers, else td_usable_cpus()) */
 	uid_t uid_base; /* the --uid-base it was started with */
 	char dir[256];
 	char sock[108];
@@ -36,10 +48,16 @@ struct test_daemon {
 /* Path of the sandboxd binary: $SBX_BUILD/sandboxd, SBX_BUILD defaulting to "build". */
 const char *td_binary(void);
 
+/* CPUs this process may run on (sched_getaffinity: a cpuset-limited
+ * container counts its own, not the host's online CPUs); at least 1. */
+int td_usable_cpus(void);
+
 /* Starts a daemon with extra arguments (NULL-terminated), e.g.
- * td_start(&d, "--workers", "3", NULL), and waits (up to 10 s) until it
- * answers a ping. Unless the extra arguments give one, a --uid-base unique
- * to this test process is passed so concurrent runs never share uids. */
+ * td_start(&d, "--workers", "3", NULL), then $SBX_TEST_DAEMON_ARGS, and
+ * waits (up to 10 s) until it answers a ping. Unless the arguments give
+ * one, a --uid-base unique to this test process is passed so concurrent
+ * runs never share uids. When it fails, d->err says why (with the tail of
+ * the daemon's log) and the daemon's directory is already removed. */
 int td_start(struct test_daemon *d, ...);
 int td_startv(struct test_daemon *d, const char *const *extra);
 /* Starts again with the same directory, socket, state dir and arguments
@@ -93,5 +111,36 @@ json_t *td_raw_read_json(int fd, int timeout_ms);
 
 /* rm -rf that never leaves the file system it starts on. */
 int td_rmtree(const char *path);
+
+/* --- cgroup mounts -------------------------------------------------------- */
+
+/* One cgroup hierarchy as this process sees it mounted: where (path, ""
+ * when not mounted) and which cgroup is at that mount point (root, "/"
+ * unless a container mounts a sub-tree). */
+struct td_cgmount {
+	char path[4096];
+	char root[4096];
+};
+
+/* The cgroup hierarchies of /proc/self/mountinfo that sandboxd may use: the
+ * (first) cgroup2 mount, and the v1 hierarchies holding the memory, pids and
+ * cpuacct controllers wherever they are mounted (co-mounted ones such as
+ * "cpu,cpuacct" included; two fields may name the same mount). */
+struct td_cgmounts {
+	struct td_cgmount v2, memory, pids, cpuacct;
+};
+
+/* Fills m; returns how many of the four are mounted, -1 when mountinfo is
+ * unreadable. */
+int td_cgroup_mounts(struct td_cgmounts *m);
+
+/* The directory of cgroup `cg` (a path as /proc/PID/cgroup shows it) in
+ * hierarchy h: h->path plus cg less h->root. -1 when h is not mounted or
+ * cg is not below its root. */
+int td_cgroup_dir(const struct td_cgmount *h, const char *cg, char *out, size_t outlen);
+
+/* Removes a cgroup directory and every cgroup below it (rmdir, deepest
+ * first; files in cgroupfs go with their directory). Best effort. */
+void td_cgroup_rmtree(const char *dir);
 
 #endif

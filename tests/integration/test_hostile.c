@@ -87,8 +87,9 @@
  * Test-only overrides, to run the skip paths on a machine that has
  * everything: SBX_TEST_ASSUME_NO_IA32=1 makes the driver's IA32 probe report
  * absence (and tells the programs, through @ASSUME_NO_IA32@, to report the
- * same without probing); SBX_HOSTILE_DAEMON_ARGS="--no-cgroups" (words
- * separated by spaces) is added to every daemon this suite starts. */
+ * same without probing); SBX_TEST_DAEMON_ARGS="--no-cgroups" (words
+ * separated by spaces) is added to every daemon this suite starts, as to
+ * every daemon of the test helpers (tests/helpers/daemon.h). */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -151,8 +152,6 @@ static bool g_assume_no_ia32; /* SBX_TEST_ASSUME_NO_IA32 */
 #define MAX_REQ_PROGS 64
 static char g_req_progs[MAX_REQ_PROGS][96];
 static int g_nreq_progs;
-/* Extra daemon arguments (SBX_HOSTILE_DAEMON_ARGS), NULL-terminated. */
-static const char *g_daemon_extra[TD_MAX_ARGS / 2 + 1];
 
 /* --- small helpers -------------------------------------------------------- */
 
@@ -1200,14 +1199,10 @@ static bool is_persist(const char *path)
 	return strncmp(base ? base + 1 : path, "persist_", 8) == 0;
 }
 
-/* A daemon with --workers N and SBX_HOSTILE_DAEMON_ARGS. */
+/* A daemon with --workers N (and SBX_TEST_DAEMON_ARGS, which the helper adds). */
 static void start_daemon(struct test_daemon *d, const char *workers)
 {
-	const char *args[TD_MAX_ARGS + 1] = {"--workers", workers};
-	int n = 2;
-	for (int i = 0; g_daemon_extra[i] && n < TD_MAX_ARGS; i++)
-		args[n++] = g_daemon_extra[i];
-	args[n] = NULL;
+	const char *args[] = {"--workers", workers, NULL};
 	ck_assert_msg(td_startv(d, args) == 0, "starting sandboxd: %s", d->err);
 }
 
@@ -1751,16 +1746,10 @@ static int setup(void)
 	/* Test-only overrides (see the top of the file). */
 	const char *o = getenv("SBX_TEST_ASSUME_NO_IA32");
 	g_assume_no_ia32 = o && *o && strcmp(o, "0") != 0;
-	const char *extra = getenv("SBX_HOSTILE_DAEMON_ARGS");
-	if (extra && *extra) {
-		char *copy = strdup(extra), *save = NULL;
-		int n = 0;
-		for (char *w = strtok_r(copy, " \t", &save); w && n < TD_MAX_ARGS / 2;
-		     w = strtok_r(NULL, " \t", &save))
-			g_daemon_extra[n++] = w; /* copy lives as long as the process */
-		fprintf(stderr, "test_hostile: every daemon gets %s (SBX_HOSTILE_DAEMON_ARGS)\n",
+	const char *extra = getenv("SBX_TEST_DAEMON_ARGS");
+	if (extra && *extra)
+		fprintf(stderr, "test_hostile: every daemon gets %s (SBX_TEST_DAEMON_ARGS)\n",
 			extra);
-	}
 
 	/* The machine, as the requires headers ask (g_reqs[]). */
 	g_have_ia32 = sbx_have_ia32(g_ia32_why, sizeof g_ia32_why);
