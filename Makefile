@@ -11,25 +11,45 @@ DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
 PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz
 
-CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(OPT) -g $(SAN) \
+# Hardening for a daemon that runs as root (and, for simplicity, everything
+# else): checked on the built ELF by tests/layout/check_hardening.sh.
+# _FORTIFY_SOURCE needs optimisation and fights the sanitizers' interceptors.
+HARDEN := -fstack-protector-strong -fstack-clash-protection -fcf-protection -fPIE
+ifeq ($(SAN),)
+HARDEN += -D_FORTIFY_SOURCE=3
+endif
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+# Includes name their component from the tree's root ("sandboxd/jail/jail.h");
+# -iquote keeps them from ever shadowing a system header.
+CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) -g $(HARDEN) $(SAN) -iquote . -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDFLAGS := -pie -Wl,-z,relro,-z,now
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lz -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-COMMON_SRC := $(wildcard common/*.c)
-DAEMON_SRC := $(filter-out sandboxd/main.c,$(wildcard sandboxd/*.c))
-CLIENT_SRC := $(filter-out client/main.c,$(wildcard client/*.c))
-LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(COMMON_SRC) $(DAEMON_SRC) $(CLIENT_SRC))
+# One static archive per component (docs/architecture.md). Link order is the
+# dependency order: a component may use only those after it, so a call
+# against the grain fails to link.
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+DAEMON_COMPONENTS := sandboxd/server sandboxd/run sandboxd/feedback sandboxd/policy sandboxd/jail common
+CLIENT_COMPONENTS := client/eval client/lib common
+lib = $(BUILD)/lib/$(subst /,_,$(1)).a
+DAEMON_LIBS := $(foreach c,$(DAEMON_COMPONENTS),$(call lib,$(c)))
+CLIENT_LIBS := $(call lib,client/eval) $(BUILD)/libsbx.a
+ALL_SRC := $(foreach c,$(sort $(DAEMON_COMPONENTS) $(CLIENT_COMPONENTS)),$(wildcard $(c)/*.c))
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
 INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRC))
 HELPER_SRC := $(wildcard tests/helpers/*.c)
-HELPER_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(HELPER_SRC))
+HELPER_OBJ := $(call obj,$(HELPER_SRC))
+TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench install fuzz fuzz-deps fuzz-regress check unit runner-tests integration asan check-asan format lint clean
+.PHONY: all deps run bench install uninstall fuzz fuzz-deps fuzz-regress check unit runner-tests \
+	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx
 
 deps:
@@ -42,26 +62,37 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-$(BUILD)/obj/%.o: %.c $(wildcard common/*.h sandboxd/*.h client/*.h tests/helpers/*.h)
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/libsbx.a: $(LIB_OBJ)
-	ar rcs $@ $^
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-$(BUILD)/sandboxd: $(BUILD)/obj/sandboxd/main.o $(BUILD)/libsbx.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-
-$(BUILD)/sbx: $(BUILD)/obj/client/main.o $(BUILD)/libsbx.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsbx.a $(HELPER_OBJ)
+$(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(HELPER_OBJ) $(BUILD)/libsbx.a $(LDLIBS) $(CHECK_LIBS)
+	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libsbx.a $(HELPER_OBJ)
+$(foreach c,$(DAEMON_COMPONENTS) $(CLIENT_COMPONENTS),\
+  $(eval $(call lib,$(c)): $(call obj,$(wildcard $(c)/*.c))))
+
+# What a harness links: the client library and the shared code, nothing of
+# the daemon (tests/layout/check_libsbx.sh checks it with nm).
+$(BUILD)/libsbx.a: $(call obj,$(wildcard client/lib/*.c common/*.c))
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/sandboxd: $(BUILD)/obj/sandboxd/main.o $(DAEMON_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIBS) $(HELPER_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(HELPER_OBJ) $(BUILD)/libsbx.a $(LDLIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_OBJ) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
+
+$(BUILD)/tests/%: tests/integration/%.c $(TEST_LIBS) $(HELPER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_OBJ) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
 
 # Each suite ends with "<suite>: N passed, N failed, N skipped"; a test whose
 # subject is missing on this machine is skipped with its reason, listed above
@@ -76,10 +107,16 @@ runner-tests:
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
 
+# The tree's shape on the built objects: no link-level cycle, calls only down
+# the component order, the size rule, libsbx without daemon symbols, and a
+# hardened daemon ELF (tests/layout/test_layout.py).
+layout: all
+	@SBX_BUILD=$(BUILD) SBX_SAN="$(SAN)" tests/run_suite.sh layout tests/layout/test_layout.py
+
 # Every suite runs even when an earlier one fails, so one failure never hides
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
-CHECK_SUITES := unit:unit runner-tests:runner integration:integration
+CHECK_SUITES := unit:unit runner-tests:runner layout:layout integration:integration
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
 	@sum=$$(mktemp); trap 'rm -f "$$sum"' EXIT; rc=0; \
@@ -114,9 +151,10 @@ check-asan: deps asan
 # stops the run and leaves its input in build-fuzz/ for a regression test.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := request profile records
-FUZZ_LIB := common/protocol.c sandboxd/profile.c sandboxd/seccomp.c sandboxd/feedback.c \
-	sandboxd/feedback_text.c
-FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
+# Every daemon component's sources (the linker keeps what a target uses), so
+# the list follows the layout.
+FUZZ_LIB := $(foreach c,$(DAEMON_COMPONENTS),$(wildcard $(c)/*.c))
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -iquote . \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 fuzz-deps:
@@ -125,7 +163,7 @@ fuzz-deps:
 	done; if [ -n "$$missing" ]; then apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard common/*.h sandboxd/*.h)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(shell find common sandboxd -name "*.h")
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
@@ -166,15 +204,20 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/doc/sandboxd
 	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
-	install -m 0644 sandboxd/runner/runner.py $(DESTDIR)$(PREFIX)/share/sandboxd/runner.py
+	install -m 0644 sandboxd/feedback/runner/runner.py $(DESTDIR)$(PREFIX)/share/sandboxd/runner.py
 	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/
 
+SOURCES := $(shell find common sandboxd client tests examples -name '*.[ch]' 2>/dev/null)
 format:
-	clang-format -i common/*.[ch] sandboxd/*.[ch] client/*.[ch] tests/*/*.[ch]
+	clang-format -i $(SOURCES)
+
+# Fails on any file clang-format would change (CI runs it).
+format-check:
+	@clang-format --dry-run -Werror $(SOURCES) && echo "format: $(words $(SOURCES)) files clean"
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr -D_GNU_SOURCE --std=c11 common sandboxd client
+	  --inline-suppr -D_GNU_SOURCE --std=c17 -I. common sandboxd client
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -1,4 +1,4 @@
-#include "numparse.h"
+#include "common/numparse.h"
 
 #include <errno.h>
 #include <stdlib.h>

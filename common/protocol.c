@@ -1,7 +1,9 @@
 /* Request parsing and validation. Every byte here came from a client the
  * daemon does not trust: sizes are bounded before use, every field is
  * type-checked, unknown fields are refused, and nothing is half-accepted. */
-#include "protocol.h"
+#include "common/protocol.h"
+
+#include "common/text.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -546,61 +548,13 @@ char *proto_error_line(const char *id, enum proto_errcode code, const char *mess
 	return s;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-	size_t need;
-	unsigned cp;
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		need = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		need = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		need = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((need == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (need == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return need;
-}
-
 json_t *proto_json_bytes(const char *data, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)data;
-	size_t bad = 0;
-	for (size_t i = 0; i < len;) {
-		size_t k = utf8_seq(p + i, len - i);
-		bad += k == 0;
-		i += k ? k : 1;
-	}
-	if (!bad)
-		return json_stringn_nocheck(data, len);
-	char *out = malloc(len + bad * 2 + 1), *o = out;
-	if (!out)
+	size_t n;
+	char *clean = text_utf8_clean(data, len, &n);
+	if (!clean)
 		return json_string("");
-	for (size_t i = 0; i < len;) {
-		size_t k = utf8_seq(p + i, len - i);
-		if (k) {
-			memcpy(o, p + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	json_t *s = json_stringn_nocheck(out, (size_t)(o - out));
-	free(out);
+	json_t *s = json_stringn_nocheck(clean, n);
+	free(clean);
 	return s;
 }

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../common/protocol.h"
-#include "cgroup.h"
-#include "profile.h"
+#include "common/protocol.h"
+#include "sandboxd/jail/cgroup.h"
+#include "sandboxd/policy/profile.h"
 
 #define CONFIG_MAX_ALLOW 64
 

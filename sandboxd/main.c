@@ -12,15 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/log.h"
-#include "../common/numparse.h"
-#include "caps.h"
-#include "config.h"
-#include "jail.h"
-#include "kfeat.h"
-#include "runq.h"
-#include "server.h"
-#include "worker.h"
+#include "common/log.h"
+#include "common/numparse.h"
+#include "sandboxd/jail/caps.h"
+#include "sandboxd/config.h"
+#include "sandboxd/jail/jail.h"
+#include "sandboxd/jail/kfeat.h"
+#include "sandboxd/server/runq.h"
+#include "sandboxd/server/server.h"
+#include "sandboxd/server/worker.h"
 
 #define STOP_WORKERS_MS 5000
 
@@ -227,8 +227,8 @@ int main(int argc, char **argv)
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
 	proto_bounds_default(&cfg.bounds);
 	default_path("policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
-	default_path("sandboxd/runner/runner.py", "/usr/local/share/sandboxd/runner.py", runner,
-		     sizeof runner);
+	default_path("sandboxd/feedback/runner/runner.py", "/usr/local/share/sandboxd/runner.py",
+		     runner, sizeof runner);
 	if (parse_args(argc, argv, &cfg, pol, sizeof pol, runner, sizeof runner) < 0)
 		return 2;
 	if (!cfg.queue_capacity)

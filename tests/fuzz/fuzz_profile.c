@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sandboxd/profile.h"
+#include "sandboxd/policy/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,14 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512] = "";
 	if (data[0] & 1) {
 		struct scmp_prog p;
-		if (scmp_load_text("fuzz.seccomp.json", text, size - 1, false, &p, err, sizeof err) ==
-		    0)
+		if (scmp_load_text("fuzz.seccomp.json", text, size - 1, false, &p, err,
+				   sizeof err) == 0)
 			scmp_prog_free(&p);
 		else
 			assert(err[0]);
 	} else {
 		struct profile p;
-		if (profile_load_text("policies", "fuzz.json", text, false, &p, err, sizeof err) == 0)
+		if (profile_load_text("policies", "fuzz.json", text, false, &p, err, sizeof err) ==
+		    0)
 			profile_free(&p);
 		else
 			assert(err[0]);

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sandboxd/feedback.h"
+#include "sandboxd/feedback/feedback.h"
+#include "sandboxd/run/run_priv.h"
 
 #define KEY "0123456789abcdef0123456789abcdef"
 
@@ -30,8 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p += n + 1;
 	}
 	char msg[256] = "";
-	enum proto_verdict v = fb_finish(&f, (enum proto_verdict)(size > 2 ? data[2] % V_COUNT : 0),
-					 size > 3 && (data[3] & 1), msg, sizeof msg);
+	enum proto_verdict v =
+	    verdict_records(&f, (enum proto_verdict)(size > 2 ? data[2] % V_COUNT : 0),
+			    size > 3 && (data[3] & 1), msg, sizeof msg);
 	assert((unsigned)v < V_COUNT);
 	if (f.have_compile && f.compile_ok && v != V_TIMEOUT && v != V_ERROR)
 		for (size_t i = 0; i < f.ntests; i++)

@@ -1,5 +1,5 @@
 /* Test helper: start, probe and stop a real sandboxd. See daemon.h. */
-#include "daemon.h"
+#include "tests/helpers/daemon.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../client/sbx.h"
+#include "client/lib/sbx.h"
 
 #define READY_TIMEOUT_MS 10000
 

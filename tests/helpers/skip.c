@@ -1,5 +1,5 @@
 /* Skip reports and environment probes for the test suites (see skip.h). */
-#include "skip.h"
+#include "tests/helpers/skip.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../../client/sbx.h"
-#include "daemon.h"
+#include "client/lib/sbx.h"
+#include "tests/helpers/daemon.h"
 
 /* The response as text for a failure message (cut at about 3000 bytes). */
 static inline char *dump(const json_t *o)

@@ -19,11 +19,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../client/sbx.h"
-#include "../../common/protocol.h"
-#include "../helpers/daemon.h"
-#include "../helpers/skip.h"
-#include "../helpers/tcheck.h"
+#include "client/lib/sbx.h"
+#include "common/protocol.h"
+#include "tests/helpers/daemon.h"
+#include "tests/helpers/skip.h"
+#include "tests/helpers/tcheck.h"
 
 #define TIMEOUT_S 60
 #define CALL_MS 30000 /* how long one response may take */

@@ -19,11 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../client/eval.h"
-#include "../../client/eval_priv.h"
-#include "../../client/score.h"
-#include "../helpers/daemon.h"
-#include "../helpers/tcheck.h"
+#include "client/eval/eval.h"
+#include "client/eval/eval_priv.h"
+#include "client/eval/score.h"
+#include "tests/helpers/daemon.h"
+#include "tests/helpers/tcheck.h"
 
 #define TASKS "tests/eval/tasks.jsonl"
 #define FAKE_GEN "python3 tests/eval/fake_gen.py"

@@ -20,11 +20,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../client/sbx.h"
-#include "../../common/protocol.h"
-#include "../helpers/daemon.h"
-#include "../helpers/skip.h"
-#include "../helpers/tcheck.h"
+#include "client/lib/sbx.h"
+#include "common/protocol.h"
+#include "tests/helpers/daemon.h"
+#include "tests/helpers/skip.h"
+#include "tests/helpers/tcheck.h"
 
 #define CALL_MS 60000	/* how long one ordinary response may take */
 #define BATCH_MS 180000 /* how long one response of a dataset batch may take */

@@ -115,10 +115,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../client/sbx.h"
-#include "../helpers/daemon.h"
-#include "../helpers/skip.h"
-#include "../helpers/tcheck.h"
+#include "client/lib/sbx.h"
+#include "tests/helpers/daemon.h"
+#include "tests/helpers/skip.h"
+#include "tests/helpers/tcheck.h"
 
 #define CALL_MS 90000 /* the longest a response may take (queue + job) */
 #define MAX_HDR 32

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the in-jail test runner (sandboxd/runner/runner.py).
+"""Tests of the in-jail test runner (sandboxd/feedback/runner/runner.py).
 
 The runner is run directly, outside the jail, as the daemon would start it:
 `/usr/bin/python3 -B runner.py`, the key on fd 4 (written, then closed), the
@@ -37,7 +37,7 @@ import unittest
 from concurrent.futures import ThreadPoolExecutor
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUNNER = os.path.join(REPO, "sandboxd", "runner", "runner.py")
+RUNNER = os.path.join(REPO, "sandboxd", "feedback", "runner", "runner.py")
 PYTHON = "/usr/bin/python3"
 DATASETS = os.path.normpath(os.path.join(REPO, "..", "shared", "datasets"))
 

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../sandboxd/cgroup.h"
-#include "../helpers/skip.h"
+#include "sandboxd/jail/cgroup.h"
+#include "tests/helpers/skip.h"
 
 static char g_top[PATH_MAX]; /* mkdtemp dir holding every fake tree */
 static char err[512];

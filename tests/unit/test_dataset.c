@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../client/dataset.h"
-#include "../helpers/skip.h"
+#include "client/eval/dataset.h"
+#include "tests/helpers/skip.h"
 
 #define DATASETS "../shared/datasets"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/protocol.h"
+#include "common/protocol.h"
 
 static char *slurp(const char *path)
 {
@@ -22,8 +22,8 @@ static void assert_documented(const char *doc, const char *name)
 {
 	char quoted[128];
 	snprintf(quoted, sizeof quoted, "`%s`", name);
-	ck_assert_msg(strstr(doc, quoted) != NULL, "%s is in protocol.h but not in docs/protocol.md",
-		      quoted);
+	ck_assert_msg(strstr(doc, quoted) != NULL,
+		      "%s is in protocol.h but not in docs/protocol.md", quoted);
 }
 
 START_TEST(header_fields_documented)

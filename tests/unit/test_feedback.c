@@ -1,7 +1,7 @@
 /* Unit tests for structured feedback: how the daemon validates the records
  * the test runner writes on the result channel (the runner shares a process
  * with the candidate, so every record is treated as possibly forged), the
- * verdict fb_finish makes of them, the execution text a model sees, fb_trim,
+ * verdict verdict_records makes of them, the execution text a model sees, text_trim,
  * and what fb_to_json adds to a response.
  *
  * Records are written with single quotes for readability; feed() turns them
@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sandboxd/feedback.h"
+#include "common/text.h"
+#include "sandboxd/feedback/feedback.h"
+#include "sandboxd/run/run_priv.h"
 
 #define KEY "0123456789abcdef0123456789abcdef"
 #define GRACE_NS 1000000000ull /* WATCHDOG_GRACE_NS in feedback.c */
@@ -110,7 +112,7 @@ static enum proto_verdict finish(struct fb_run *f, enum proto_verdict run, bool 
 				 size_t msglen)
 {
 	msg[0] = '\0';
-	return fb_finish(f, run, watchdog, msg, msglen);
+	return verdict_records(f, run, watchdog, msg, msglen);
 }
 
 static json_t *to_json(const struct fb_run *f, enum proto_coverage cov, long partial)
@@ -871,13 +873,13 @@ START_TEST(test_no_compile_record)
 	ck_assert_int_ne(strlen(msg), 0);
 	/* a sandbox error keeps its own message, or gets one */
 	snprintf(msg, sizeof msg, "cannot start the jail");
-	ck_assert_int_eq(fb_finish(&f, V_ERROR, false, msg, sizeof msg), V_ERROR);
+	ck_assert_int_eq(verdict_records(&f, V_ERROR, false, msg, sizeof msg), V_ERROR);
 	ck_assert_str_eq(msg, "cannot start the jail");
 	ck_assert_int_eq(finish(&f, V_ERROR, false, msg, sizeof msg), V_ERROR);
 	ck_assert_str_eq(msg, "the test runner reported nothing");
 	/* but a runtime error replaces whatever message it had */
 	snprintf(msg, sizeof msg, "exit code 1");
-	ck_assert_int_eq(fb_finish(&f, V_RUNTIME_ERROR, false, msg, sizeof msg), V_ERROR);
+	ck_assert_int_eq(verdict_records(&f, V_RUNTIME_ERROR, false, msg, sizeof msg), V_ERROR);
 	ck_assert_str_eq(msg, "the test runner reported nothing");
 	/* a job limit is reported as such */
 	ck_assert_int_eq(finish(&f, V_TIMEOUT, false, msg, sizeof msg), V_TIMEOUT);
@@ -1217,7 +1219,7 @@ END_TEST
 
 /* ------------------------------------------------------------------- trim */
 
-/* Splits fb_trim's output into head, marker count and tail. */
+/* Splits text_trim's output into head, marker count and tail. */
 static void split_trimmed(const char *out, size_t *head, size_t *count, const char **tail)
 {
 	const char *m = strstr(out, "\n... [");
@@ -1233,17 +1235,17 @@ START_TEST(test_trim_short_unchanged)
 {
 	const char *cases[] = {"", "a", "hello world", "héllo €"};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *out = fb_trim(cases[i], 100);
+		char *out = text_trim(cases[i], 100);
 		ck_assert_ptr_nonnull(out);
 		ck_assert_ptr_ne(out, cases[i]);
 		ck_assert_str_eq(out, cases[i]);
 		free(out);
 	}
 	/* exactly max bytes is not trimmed */
-	char *out = fb_trim("0123456789", 10);
+	char *out = text_trim("0123456789", 10);
 	ck_assert_str_eq(out, "0123456789");
 	free(out);
-	out = fb_trim("0123456789a", 10);
+	out = text_trim("0123456789a", 10);
 	ck_assert_ptr_nonnull(strstr(out, "characters trimmed"));
 	free(out);
 }
@@ -1256,7 +1258,7 @@ START_TEST(test_trim_ascii)
 	for (size_t i = 0; i < len; i++)
 		s[i] = (char)('a' + i % 26);
 	s[len] = '\0';
-	char *out = fb_trim(s, max);
+	char *out = text_trim(s, max);
 	char marker[80];
 	snprintf(marker, sizeof marker, MARKER_FMT, len - max);
 	ck_assert_uint_eq(strlen(out), max + strlen(marker));
@@ -1273,7 +1275,7 @@ START_TEST(test_trim_ascii)
 	free(out);
 
 	/* odd max: the tail gets the extra byte */
-	out = fb_trim(s, 11);
+	out = text_trim(s, 11);
 	split_trimmed(out, &head, &count, &tail);
 	ck_assert_uint_eq(head, 5);
 	ck_assert_uint_eq(strlen(tail), 6);
@@ -1298,7 +1300,7 @@ START_TEST(test_trim_utf8_boundaries)
 		s[reps * ul] = '\0';
 		size_t len = strlen(s);
 		for (size_t max = 0; max < 80; max++) {
-			char *out = fb_trim(s, max);
+			char *out = text_trim(s, max);
 			ck_assert_ptr_nonnull(out);
 			long n = utf8_count((const unsigned char *)out, strlen(out));
 			ck_assert_msg(n >= 0, "unit %zu max %zu: invalid UTF-8", u, max);
@@ -1330,7 +1332,7 @@ START_TEST(test_trim_marker_counts_characters)
 	for (int i = 0; i < 300; i++)
 		memcpy(s + 2 * i, "\xc3\xa9", 2);
 	s[600] = '\0';
-	char *out = fb_trim(s, 100);
+	char *out = text_trim(s, 100);
 	size_t head, count;
 	const char *tail;
 	split_trimmed(out, &head, &count, &tail);

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../client/gen.h"
+#include "client/eval/gen.h"
 
 #define MB (1024 * 1024)
 

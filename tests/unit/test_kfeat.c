@@ -32,8 +32,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../sandboxd/kfeat.h"
-#include "../helpers/skip.h"
+#include "sandboxd/jail/kfeat.h"
+#include "tests/helpers/skip.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436

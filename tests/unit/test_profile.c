@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../sandboxd/profile.h"
+#include "sandboxd/policy/profile.h"
 
 #define SECCOMP_SRC "policies/python.seccomp.json"
 

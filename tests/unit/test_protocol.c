@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/protocol.h"
+#include "common/protocol.h"
 
 #define FFFD "\xef\xbf\xbd"
 

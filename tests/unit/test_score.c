@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../client/score.h"
+#include "client/eval/score.h"
 
 #define EPS 1e-12
 

@@ -36,8 +36,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../sandboxd/seccomp.h"
-#include "../helpers/skip.h"
+#include "sandboxd/jail/seccomp.h"
+#include "tests/helpers/skip.h"
 
 #define PROFILE "policies/python.seccomp.json"
 #define PYTHON "/usr/bin/python3"

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../sandboxd/stdio.h"
+#include "sandboxd/feedback/stdio_match.h"
 
 #define EXACT (-1.0)
 #define TOL 1e-6
@@ -13,7 +13,7 @@
 /* Both strings as C strings (no embedded NUL). */
 static bool match(const char *got, const char *want, double tol)
 {
-	return stdio_output_matches(got, strlen(got), want, strlen(want), tol);
+	return stdio_match_output(got, strlen(got), want, strlen(want), tol);
 }
 
 #define SAME(g, w, t)                                                                              \
@@ -207,21 +207,21 @@ END_TEST
 START_TEST(test_embedded_nul_exact)
 {
 	/* got_len counts the NUL: "1\0" is not "1" */
-	ck_assert(!stdio_output_matches("1\0", 2, "1", 1, EXACT));
-	ck_assert(!stdio_output_matches("1\0\n", 3, "1\n", 2, EXACT));
-	ck_assert(!stdio_output_matches("ab\0c", 4, "ab", 2, EXACT));
-	ck_assert(stdio_output_matches("a\0b", 3, "a\0b", 3, EXACT));
-	ck_assert(!stdio_output_matches("a\0b", 3, "a\0c", 3, EXACT));
+	ck_assert(!stdio_match_output("1\0", 2, "1", 1, EXACT));
+	ck_assert(!stdio_match_output("1\0\n", 3, "1\n", 2, EXACT));
+	ck_assert(!stdio_match_output("ab\0c", 4, "ab", 2, EXACT));
+	ck_assert(stdio_match_output("a\0b", 3, "a\0b", 3, EXACT));
+	ck_assert(!stdio_match_output("a\0b", 3, "a\0c", 3, EXACT));
 }
 END_TEST
 
 START_TEST(test_embedded_nul_tolerance)
 {
-	ck_assert(!stdio_output_matches("abc\0", 4, "abc", 3, TOL));
+	ck_assert(!stdio_match_output("abc\0", 4, "abc", 3, TOL));
 	/* A numeric token with a NUL in it is not the number before the NUL. */
-	ck_assert_msg(!stdio_output_matches("1\0", 2, "1", 1, TOL),
+	ck_assert_msg(!stdio_match_output("1\0", 2, "1", 1, TOL),
 		      "\"1\\0\" matched \"1\" with a tolerance");
-	ck_assert_msg(!stdio_output_matches("5\0garbage", 9, "5", 1, TOL),
+	ck_assert_msg(!stdio_match_output("5\0garbage", 9, "5", 1, TOL),
 		      "\"5\\0garbage\" matched \"5\" with a tolerance");
 }
 END_TEST

@@ -1,4 +1,4 @@
-/* Unit tests for worker_verdict: how a finished run (struct jail_result) and
+/* Unit tests for verdict_run: how a finished run (struct jail_result) and
  * its cgroup counters (struct cg_stats) become exactly one verdict and
  * limit_hit, including the documented priority when several things happened.
  * Statuses are built as waitpid reports them. */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../../sandboxd/worker.h"
+#include "sandboxd/run/run_priv.h"
 
 #ifndef W_EXITCODE
 #define W_EXITCODE(ret, sig) ((ret) << 8 | (sig))
@@ -22,7 +22,7 @@ static struct jail_result base(void)
 	memset(&r, 0, sizeof r);
 	r.started = true;
 	r.violation_nr = -1;
-	r.hit = HIT_NONE;
+	r.hit = JAIL_HIT_NONE;
 	r.cpu_limit_ms = 10000;
 	r.have_status = true;
 	r.status = W_EXITCODE(0, 0);
@@ -56,7 +56,12 @@ static struct outcome judge(const struct jail_result *r, const struct cg_stats *
 	o.hit = (enum proto_limit_hit) - 1;
 	memset(o.msg, 'x', sizeof o.msg);
 	o.msg[sizeof o.msg - 1] = '\0';
-	o.v = worker_verdict(r, st ? st : &zero, have_stats, &o.hit, o.msg, sizeof o.msg);
+	struct run_facts f = {.r = *r, .st = st ? *st : zero, .have_stats = have_stats};
+	struct run_verdict rv;
+	verdict_run(&f, &rv);
+	o.v = rv.v;
+	o.hit = rv.hit;
+	memcpy(o.msg, rv.msg, sizeof o.msg);
 	ck_assert_msg(strlen(o.msg) < sizeof o.msg, "message not terminated");
 	return o;
 }
@@ -132,7 +137,7 @@ END_TEST
 START_TEST(test_hit_cpu_timeout)
 {
 	struct jail_result r = killed(SIGKILL);
-	r.hit = HIT_CPU;
+	r.hit = JAIL_HIT_CPU;
 	struct outcome o = judge(&r, NULL, true);
 	ck_verdict(o, V_TIMEOUT, HIT_CPU);
 	ck_msg_has(o, "CPU");
@@ -146,13 +151,13 @@ END_TEST
 START_TEST(test_hit_wall_timeout)
 {
 	struct jail_result r = killed(SIGKILL);
-	r.hit = HIT_WALL;
+	r.hit = JAIL_HIT_WALL;
 	struct outcome o = judge(&r, NULL, true);
 	ck_verdict(o, V_TIMEOUT, HIT_WALL);
 	ck_msg_has(o, "wall");
 	/* Wins over an exit 0 that raced with the kill. */
 	r = exited(0);
-	r.hit = HIT_WALL;
+	r.hit = JAIL_HIT_WALL;
 	o = judge(&r, NULL, true);
 	ck_verdict(o, V_TIMEOUT, HIT_WALL);
 }
@@ -161,7 +166,7 @@ END_TEST
 START_TEST(test_hit_output)
 {
 	struct jail_result r = killed(SIGKILL);
-	r.hit = HIT_OUTPUT;
+	r.hit = JAIL_HIT_OUTPUT;
 	r.out_trunc = true;
 	struct outcome o = judge(&r, NULL, true);
 	ck_verdict(o, V_OUTPUT_LIMIT, HIT_OUTPUT);
@@ -351,8 +356,8 @@ START_TEST(test_error_text_with_status)
 END_TEST
 
 /* When the job's cgroup cannot be created the jail never runs: the result is
- * all zero but for violation_nr = -1 and the error text (as run_once in
- * sandboxd/worker.c builds it). It must be an "error", not a "violation" of
+ * all zero but for violation_nr = -1 and the error text (as run_one in
+ * sandboxd/run/run.c builds it). It must be an "error", not a "violation" of
  * syscall 0 (HEAD's run_job left violation_nr at 0 and got exactly that). */
 START_TEST(test_cgroup_failure_result_is_error)
 {
@@ -386,18 +391,18 @@ START_TEST(test_priority)
 	struct cg_stats oom = {.oom_kills = 1};
 	/* The daemon's own kill comes first. */
 	struct jail_result r = killed(SIGKILL);
-	r.hit = HIT_WALL;
+	r.hit = JAIL_HIT_WALL;
 	struct outcome o = judge(&r, &oom, true);
 	ck_verdict(o, V_TIMEOUT, HIT_WALL);
-	r.hit = HIT_CPU;
+	r.hit = JAIL_HIT_CPU;
 	r.violation_nr = 101;
 	o = judge(&r, &oom, true);
 	ck_verdict(o, V_TIMEOUT, HIT_CPU);
-	r.hit = HIT_OUTPUT;
+	r.hit = JAIL_HIT_OUTPUT;
 	o = judge(&r, &oom, true);
 	ck_verdict(o, V_OUTPUT_LIMIT, HIT_OUTPUT);
 	/* Then a forbidden syscall, before an OOM kill. */
-	r.hit = HIT_NONE;
+	r.hit = JAIL_HIT_NONE;
 	o = judge(&r, &oom, true);
 	ck_verdict(o, V_VIOLATION, HIT_NONE);
 	/* Then the OOM kill, before what the signal alone would say. */
@@ -427,19 +432,19 @@ START_TEST(test_message_bounded)
 	r.have_status = false;
 	memset(r.error, 'e', sizeof r.error - 1);
 	r.error[sizeof r.error - 1] = '\0';
-	char msg[16];
-	memset(msg, 'x', sizeof msg);
-	enum proto_limit_hit hit;
-	struct cg_stats st = {0};
-	ck_assert_int_eq(worker_verdict(&r, &st, false, &hit, msg, sizeof msg), V_ERROR);
-	ck_assert_uint_eq(strlen(msg), sizeof msg - 1);
+	struct run_facts f = {.r = r};
+	struct run_verdict rv;
+	memset(rv.msg, 'x', sizeof rv.msg);
+	verdict_run(&f, &rv);
+	ck_assert_int_eq(rv.v, V_ERROR);
+	ck_assert_uint_eq(strlen(rv.msg), sizeof rv.msg - 1);
 }
 END_TEST
 
 static Suite *verdict_suite(void)
 {
 	Suite *s = suite_create("verdict");
-	TCase *t = tcase_create("worker_verdict");
+	TCase *t = tcase_create("verdict_run");
 	tcase_add_test(t, test_exit0_pass);
 	tcase_add_test(t, test_exit3_runtime_error);
 	tcase_add_test(t, test_sigsegv_runtime_error);

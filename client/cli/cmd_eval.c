@@ -1,0 +1,226 @@
+/* The `sbx eval` and `sbx score` command lines: parse flags into eval_opts
+ * or a list of paths, then hand over to eval.c / score.c. */
+#include "client/cli/cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/numparse.h"
+#include "client/eval/eval.h"
+#include "client/eval/score.h"
+
+static void eval_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sbx [--socket PATH] eval --dataset FILE[.gz]\n"
+		"           --format bigcodebench|humaneval|mbpp|stdio --generator 'CMD'\n"
+		"           --setting NAME [--setting NAME]... | --setting all\n"
+		"           [--verbal 'CMD'] [--reference DIR] [--turns N] [--jobs N] [--out DIR]\n"
+		"           [--shard I/N] [--tasks ID,...] [--seed N] [--always-regenerate]\n"
+		"           [--model NAME] [--gen-timeout SEC] [--cpu SEC] [--wall SEC]\n"
+		"           [--memory MB] [--no-progress]\n"
+		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
+		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n");
+}
+
+/* Splits "a,b,c" in place into a NULL-terminated array (caller frees the array). */
+static const char **split_ids(char *s, size_t *n)
+{
+	size_t cap = 1;
+	for (const char *p = s; *p; p++)
+		cap += *p == ',';
+	const char **v = calloc(cap + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	*n = 0;
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ","))
+		if (*tok)
+			v[(*n)++] = tok;
+	return v;
+}
+
+static int add_setting(struct eval_opts *o, const char *name)
+{
+	size_t n;
+	const struct eval_setting *all = eval_settings(&n);
+	if (strcmp(name, "all") == 0) {
+		o->nsettings = 0;
+		for (size_t i = 0; i < n; i++)
+			o->settings[o->nsettings++] = all[i].name;
+		return 0;
+	}
+	if (!eval_setting_find(name)) {
+		fprintf(stderr, "sbx eval: unknown setting %s\n", name);
+		return -1;
+	}
+	for (size_t i = 0; i < o->nsettings; i++)
+		if (strcmp(o->settings[i], name) == 0)
+			return 0;
+	if (o->nsettings == EVAL_MAX_SETTINGS)
+		return -1;
+	o->settings[o->nsettings++] = name;
+	return 0;
+}
+
+int cmd_eval(const char *sock, int argc, char **argv)
+{
+	struct eval_opts o;
+	eval_opts_default(&o);
+	o.socket = sock;
+	const char **ids = NULL;
+	char *tasks_arg = NULL;
+	bool have_format = false;
+	int rc = CMD_USAGE;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		long n;
+		if (strcmp(a, "--always-regenerate") == 0) {
+			o.always_regenerate = true;
+			continue;
+		}
+		if (strcmp(a, "--no-progress") == 0) {
+			o.progress = false;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0) {
+			eval_usage(stdout);
+			rc = 0;
+			goto out;
+		}
+		if (!v) {
+			fprintf(stderr, "sbx eval: %s needs a value\n", a);
+			goto bad;
+		}
+		i++;
+		if (strcmp(a, "--dataset") == 0) {
+			o.dataset = v;
+		} else if (strcmp(a, "--format") == 0) {
+			int f = ds_parse_format(v);
+			if (f < 0) {
+				fprintf(stderr, "sbx eval: unknown format %s\n", v);
+				goto bad;
+			}
+			o.format = (enum ds_format)f;
+			have_format = true;
+		} else if (strcmp(a, "--generator") == 0) {
+			o.generator = v;
+		} else if (strcmp(a, "--verbal") == 0) {
+			o.verbal = v;
+		} else if (strcmp(a, "--reference") == 0) {
+			o.reference = v;
+		} else if (strcmp(a, "--setting") == 0) {
+			if (add_setting(&o, v) < 0)
+				goto bad;
+		} else if (strcmp(a, "--turns") == 0 && num_parse_long(v, 0, 100, &n) == 0) {
+			o.turns = (int)n;
+		} else if (strcmp(a, "--jobs") == 0 && num_parse_long(v, 1, 1024, &n) == 0) {
+			o.jobs = (int)n;
+		} else if (strcmp(a, "--out") == 0) {
+			o.out_dir = v;
+		} else if (strcmp(a, "--shard") == 0) {
+			int si, sn, used = 0;
+			if (sscanf(v, "%d/%d%n", &si, &sn, &used) != 2 || v[used] || sn < 1 ||
+			    si < 0 || si >= sn) {
+				fprintf(stderr, "sbx eval: --shard wants I/N with 0 <= I < N\n");
+				goto bad;
+			}
+			o.shard_i = si;
+			o.shard_n = sn;
+		} else if (strcmp(a, "--tasks") == 0) {
+			free(tasks_arg);
+			free(ids);
+			tasks_arg = strdup(v);
+			ids = tasks_arg ? split_ids(tasks_arg, &o.ntasks) : NULL;
+			o.tasks = ids;
+		} else if (strcmp(a, "--seed") == 0 && num_parse_long(v, 0, 4294967295L, &n) == 0) {
+			o.seed = n;
+		} else if (strcmp(a, "--model") == 0) {
+			o.model = v;
+		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {
+			o.gen_timeout_ms = (int)n;
+		} else if (strcmp(a, "--cpu") == 0 && num_parse_seconds_ms(v, &n) == 0) {
+			o.limits.cpu_ms = n;
+		} else if (strcmp(a, "--wall") == 0 && num_parse_seconds_ms(v, &n) == 0) {
+			o.limits.wall_ms = n;
+		} else if (strcmp(a, "--memory") == 0 && num_parse_long(v, 1, 1 << 20, &n) == 0) {
+			o.limits.memory_mb = n;
+		} else {
+			fprintf(stderr, "sbx eval: bad option or value: %s %s\n", a, v);
+			goto bad;
+		}
+	}
+	if (!o.dataset || !o.generator || o.nsettings == 0 || !have_format) {
+		fprintf(stderr, "sbx eval: --dataset, --format, --generator and --setting are "
+				"required\n");
+		goto bad;
+	}
+	char err[1024];
+	rc = eval_run(&o, err, sizeof err) == 0 ? 0 : CMD_FAILED;
+	if (rc)
+		fprintf(stderr, "sbx eval: %s\n", err);
+	goto out;
+bad:
+	eval_usage(stderr);
+out:
+	free(ids);
+	free(tasks_arg);
+	return rc;
+}
+
+int cmd_score(int argc, char **argv)
+{
+	const char *plot = NULL;
+	bool as_json = false;
+	const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+	size_t n = 0;
+	if (!paths)
+		return CMD_FAILED;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			as_json = true;
+		} else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
+			plot = argv[++i];
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr,
+				"usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
+			free(paths);
+			return CMD_USAGE;
+		} else {
+			paths[n++] = argv[i];
+		}
+	}
+	if (n == 0) {
+		fprintf(stderr, "usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
+		free(paths);
+		return CMD_USAGE;
+	}
+	struct score_table t;
+	char err[1024];
+	int rc = 0;
+	if (score_load(paths, n, stderr, &t, err, sizeof err) < 0) {
+		fprintf(stderr, "sbx score: %s\n", err);
+		free(paths);
+		return CMD_FAILED;
+	}
+	score_finish(&t);
+	if (as_json) {
+		json_t *j = score_to_json(&t);
+		char *s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+		if (s)
+			puts(s);
+		free(s);
+		json_decref(j);
+	} else {
+		score_print(&t, stdout);
+	}
+	if (plot && score_plot_svg(&t, plot, err, sizeof err) < 0) {
+		fprintf(stderr, "sbx score: %s\n", err);
+		rc = CMD_FAILED;
+	}
+	score_free(&t);
+	free(paths);
+	return rc;
+}

@@ -1,0 +1,308 @@
+/* sbx: the command-line client. Exit codes: 0 a result arrived (whatever the
+ * verdict), 2 usage error, 3 sandboxd unreachable, 4 sandboxd answered with
+ * an error object. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/numparse.h"
+#include "common/protocol.h"
+#include "client/cli/cmd.h"
+#include "client/lib/sbx.h"
+
+#define EXIT_USAGE 2
+#define EXIT_UNREACHABLE 3
+#define EXIT_DAEMON_ERROR 4
+#define MAX_INPUT (64u << 20)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sbx [--socket PATH] ping\n"
+		"       sbx [--socket PATH] eval --dataset FILE --format F --generator CMD\n"
+		"               --setting NAME... [options]   (sbx eval --help)\n"
+		"       sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
+		"       sbx [--socket PATH] run [--stdin FILE] [--file NAME=PATH]... [--cpu SEC]\n"
+		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
+		"               [--policy NAME] [--id ID] [--pretty | --explain]\n"
+		"               [--tests FILE --format unittest|humaneval|asserts|stdio]\n"
+		"               [--entry-point NAME] [--coverage full|partial|none]\n"
+		"               [--partial-tests N] [--test-timeout SEC] [--seed N]\n"
+		"               [--float-tolerance X] CODE_FILE\n"
+		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
+		"For asserts and stdio, the tests FILE is a JSON array. --explain prints the\n"
+		"feedback a model would see instead of the JSON.\n");
+}
+
+/* The model-facing view of a response. */
+static void explain(json_t *resp)
+{
+	json_t *err = json_object_get(resp, R_ERROR);
+	if (err) {
+		printf("error (%s): %s\n", json_string_value(json_object_get(err, R_ERROR_CODE)),
+		       json_string_value(json_object_get(err, R_ERROR_MESSAGE)));
+		return;
+	}
+	const char *msg = json_string_value(json_object_get(resp, R_MESSAGE));
+	printf("Verdict: %s%s%s%s\n", json_string_value(json_object_get(resp, R_VERDICT)),
+	       msg && *msg ? " (" : "", msg ? msg : "", msg && *msg ? ")" : "");
+	json_t *fb = json_object_get(resp, R_FEEDBACK);
+	if (fb) {
+		printf("\n== Compilation feedback ==\n%s\n",
+		       json_string_value(json_object_get(fb, FB_COMPILATION)));
+		printf("\n== Execution feedback ==\n%s\n",
+		       json_string_value(json_object_get(fb, FB_EXECUTION)));
+		return;
+	}
+	const char *out = json_string_value(json_object_get(resp, R_STDOUT));
+	const char *errs = json_string_value(json_object_get(resp, R_STDERR));
+	if (out && *out)
+		printf("\n== stdout ==\n%s", out);
+	if (errs && *errs)
+		printf("\n== stderr ==\n%s", errs);
+}
+
+static int print_response(json_t *resp, int mode)
+{
+	char *s = mode == 2 ? NULL : json_dumps(resp, mode == 1 ? JSON_INDENT(2) : JSON_COMPACT);
+	if (mode == 2)
+		explain(resp);
+	if (s) {
+		puts(s);
+		free(s);
+	}
+	int rc = json_object_get(resp, R_ERROR) ? EXIT_DAEMON_ERROR : 0;
+	json_decref(resp);
+	return rc;
+}
+
+static int call(const char *sock, json_t *req, int pretty)
+{
+	char err[512];
+	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
+	if (!c) {
+		fprintf(stderr, "sbx: %s\n", err);
+		json_decref(req);
+		return EXIT_UNREACHABLE;
+	}
+	json_t *resp = sbx_call(c, req, -1, err, sizeof err);
+	sbx_close(c);
+	json_decref(req);
+	if (!resp) {
+		fprintf(stderr, "sbx: %s (socket %s)\n", err, sock);
+		return EXIT_UNREACHABLE;
+	}
+	return print_response(resp, pretty);
+}
+
+static int add_file(json_t *files, const char *spec, char *err, size_t errlen)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq || eq == spec || !eq[1]) {
+		snprintf(err, errlen, "--file wants NAME=PATH, got \"%s\"", spec);
+		return -1;
+	}
+	size_t len;
+	char *data = sbx_read_file(eq + 1, MAX_INPUT, &len, err, errlen);
+	if (!data)
+		return -1;
+	char *name = strndup(spec, (size_t)(eq - spec));
+	json_object_set_new(files, name, json_stringn(data, len));
+	free(name);
+	free(data);
+	return 0;
+}
+
+/* --tests FILE: a string for unittest/humaneval, a JSON array for the others. */
+static int add_tests(json_t *req, const char *path, char *err, size_t errlen)
+{
+	const char *fmt = json_string_value(json_object_get(req, F_FORMAT));
+	if (!fmt) {
+		snprintf(err, errlen, "--tests needs --format");
+		return -1;
+	}
+	size_t len;
+	char *data = sbx_read_file(path, MAX_INPUT, &len, err, errlen);
+	if (!data)
+		return -1;
+	json_t *tests;
+	if (strcmp(fmt, "asserts") == 0 || strcmp(fmt, "stdio") == 0) {
+		json_error_t je;
+		tests = json_loadb(data, len, 0, &je);
+		if (!json_is_array(tests)) {
+			snprintf(err, errlen, "%s: a JSON array is needed for %s (%s)", path, fmt,
+				 tests ? "not an array" : je.text);
+			json_decref(tests);
+			free(data);
+			return -1;
+		}
+	} else {
+		tests = json_stringn(data, len);
+	}
+	free(data);
+	json_object_set_new(req, F_TESTS, tests);
+	return 0;
+}
+
+static int cmd_run(const char *sock, int argc, char **argv)
+{
+	json_t *req = json_object(), *limits = json_object(), *files = json_object();
+	const char *code_path = NULL, *stdin_path = NULL, *id = NULL, *tests_path = NULL;
+	int pretty = 0;
+	char err[512] = "";
+	int rc = EXIT_USAGE;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		long n;
+		static const struct {
+			const char *flag, *key;
+			bool seconds;
+		} lim[] = {{"--cpu", L_CPU_MS, true},	     {"--wall", L_WALL_MS, true},
+			   {"--memory", L_MEMORY_MB, false}, {"--pids", L_PIDS, false},
+			   {"--output", L_OUTPUT_KB, false}, {"--tmpfs", L_TMPFS_MB, false}};
+		size_t k = 0;
+		while (k < sizeof lim / sizeof lim[0] && strcmp(a, lim[k].flag) != 0)
+			k++;
+		if (strcmp(a, "--pretty") == 0 || strcmp(a, "--explain") == 0) {
+			pretty = a[2] == 'p' ? 1 : 2;
+			continue;
+		}
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (code_path) {
+				snprintf(err, sizeof err, "more than one CODE_FILE");
+				goto out;
+			}
+			code_path = a;
+			continue;
+		}
+		if (!v) {
+			snprintf(err, sizeof err, "%s needs a value", a);
+			goto out;
+		}
+		i++;
+		if (k < sizeof lim / sizeof lim[0]) {
+			if ((lim[k].seconds ? num_parse_seconds_ms(v, &n)
+					    : num_parse_long(v, 1, 0x7fffffffL, &n)) < 0) {
+				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(limits, lim[k].key, json_integer(n));
+		} else if (strcmp(a, "--stdin") == 0) {
+			stdin_path = v;
+		} else if (strcmp(a, "--file") == 0) {
+			if (add_file(files, v, err, sizeof err) < 0)
+				goto out;
+		} else if (strcmp(a, "--policy") == 0) {
+			json_object_set_new(req, F_POLICY, json_string(v));
+		} else if (strcmp(a, "--id") == 0) {
+			id = v;
+		} else if (strcmp(a, "--tests") == 0) {
+			tests_path = v;
+		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
+			   strcmp(a, "--coverage") == 0) {
+			json_object_set_new(req,
+					    a[2] == 'f'	  ? F_FORMAT
+					    : a[2] == 'e' ? F_ENTRY_POINT
+							  : F_COVERAGE,
+					    json_string(v));
+		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0) {
+			/* seeds may be 0; the daemon range-checks both */
+			if (num_parse_long(v, a[2] == 's' ? 0 : 1, 0x7fffffffL, &n) < 0) {
+				snprintf(err, sizeof err, "%s: not a valid number: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(req, a[2] == 'p' ? F_PARTIAL_TESTS : F_SEED,
+					    json_integer(n));
+		} else if (strcmp(a, "--test-timeout") == 0) {
+			if (num_parse_seconds_ms(v, &n) < 0) {
+				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(req, F_TEST_TIMEOUT_MS, json_integer(n));
+		} else if (strcmp(a, "--float-tolerance") == 0) {
+			char *end;
+			double x = strtod(v, &end);
+			if (*end || end == v || x < 0) {
+				snprintf(err, sizeof err, "%s: not a number >= 0: %s", a, v);
+				goto out;
+			}
+			json_object_set_new(req, F_FLOAT_TOLERANCE, json_real(x));
+		} else {
+			snprintf(err, sizeof err, "unknown option %s", a);
+			goto out;
+		}
+	}
+	if (!code_path) {
+		snprintf(err, sizeof err, "missing CODE_FILE");
+		goto out;
+	}
+	size_t len;
+	char *code = sbx_read_file(code_path, MAX_INPUT, &len, err, sizeof err);
+	if (!code)
+		goto out;
+	json_object_set_new(req, F_CODE, json_stringn(code, len));
+	free(code);
+	if (stdin_path) {
+		char *in = sbx_read_file(stdin_path, MAX_INPUT, &len, err, sizeof err);
+		if (!in)
+			goto out;
+		json_object_set_new(req, F_STDIN, json_stringn(in, len));
+		free(in);
+	}
+	if (tests_path && add_tests(req, tests_path, err, sizeof err) < 0)
+		goto out;
+	char idbuf[64];
+	snprintf(idbuf, sizeof idbuf, "sbx-%ld", (long)getpid());
+	json_object_set_new(req, F_ID, json_string(id ? id : idbuf));
+	if (json_object_size(limits))
+		json_object_set(req, F_LIMITS, limits);
+	if (json_object_size(files))
+		json_object_set(req, F_FILES, files);
+	rc = call(sock, json_incref(req), pretty);
+out:
+	if (err[0]) {
+		fprintf(stderr, "sbx run: %s\n", err);
+		if (rc == EXIT_USAGE)
+			usage(stderr);
+	}
+	json_decref(req);
+	json_decref(limits);
+	json_decref(files);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sock = sbx_default_socket();
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
+			sock = argv[++i];
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[i], "ping") == 0 && i + 1 == argc) {
+		json_t *req = json_pack("{s:s,s:s}", F_ID, "ping", F_OP, "ping");
+		return call(sock, req, false);
+	}
+	if (strcmp(argv[i], "run") == 0)
+		return cmd_run(sock, argc - i - 1, argv + i + 1);
+	if (strcmp(argv[i], "eval") == 0)
+		return cmd_eval(sock, argc - i - 1, argv + i + 1);
+	if (strcmp(argv[i], "score") == 0)
+		return cmd_score(argc - i - 1, argv + i + 1);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,505 @@
+/* `sbx eval`: the run as a whole. Checks the options, loads and selects the
+ * tasks (--tasks, --shard), picks up an earlier run in the same --out
+ * (resume) and a --reference run (ConvCodeBench static mode), hands the
+ * (setting, task) pairs to --jobs workers with one daemon connection each,
+ * then writes traces.jsonl and summary.json and prints the score table. */
+#include "client/eval/eval_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/eval/score.h"
+
+#define DEFAULT_TURNS 10	      /* ConvCodeWorld's feedback turns */
+#define DEFAULT_GEN_TIMEOUT_MS 600000 /* a slow model endpoint still answers */
+#define MAX_TURNS 100
+
+static const struct eval_setting settings[] = {
+    {"CF", false, COV_NONE, VERBAL_NONE},
+    {"CF_EF_UNIT", true, COV_PARTIAL, VERBAL_NONE},
+    {"CF_EF_FULL", true, COV_FULL, VERBAL_NONE},
+    {"CF_SNF", false, COV_NONE, VERBAL_NOVICE},
+    {"CF_EF_UNIT_SNF", true, COV_PARTIAL, VERBAL_NOVICE},
+    {"CF_EF_FULL_SNF", true, COV_FULL, VERBAL_NOVICE},
+    {"CF_SEF", false, COV_NONE, VERBAL_EXPERT},
+    {"CF_EF_UNIT_SEF", true, COV_PARTIAL, VERBAL_EXPERT},
+    {"CF_EF_FULL_SEF", true, COV_FULL, VERBAL_EXPERT},
+};
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+
+const struct eval_setting *eval_setting_find(const char *name)
+{
+	for (size_t i = 0; name && i < NSETTINGS; i++)
+		if (strcmp(settings[i].name, name) == 0)
+			return &settings[i];
+	return NULL;
+}
+
+const struct eval_setting *eval_settings(size_t *n)
+{
+	*n = NSETTINGS;
+	return settings;
+}
+
+void eval_opts_default(struct eval_opts *o)
+{
+	*o = (struct eval_opts){
+	    .socket = sbx_default_socket(),
+	    .format = DS_BIGCODEBENCH,
+	    .turns = DEFAULT_TURNS,
+	    .out_dir = "sbx-eval",
+	    .shard_i = 0,
+	    .shard_n = 1,
+	    .seed = -1,
+	    .model = "unknown",
+	    .gen_timeout_ms = DEFAULT_GEN_TIMEOUT_MS,
+	    .limits = PROTO_LIMITS_UNSET,
+	    .progress = true,
+	};
+}
+
+static int ferr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* --- options ---------------------------------------------------------------- */
+
+static int check_opts(const struct eval_opts *o, const struct eval_setting **sets, size_t *nsets,
+		      char *err, size_t errlen)
+{
+	if (!o->dataset || !o->generator || !o->out_dir || !*o->out_dir)
+		return ferr(err, errlen, "a dataset, a generator command and --out are required");
+	if (o->turns < 0 || o->turns > MAX_TURNS)
+		return ferr(err, errlen, "--turns must be 0..%d", MAX_TURNS);
+	if (o->shard_n < 1 || o->shard_i < 0 || o->shard_i >= o->shard_n)
+		return ferr(err, errlen, "--shard wants I/N with 0 <= I < N");
+	if (o->jobs < 0 || o->gen_timeout_ms <= 0)
+		return ferr(err, errlen, "--jobs and the generator timeout must be positive");
+	for (int i = 0; i < PROTO_NLIMITS; i++)
+		if (proto_limit_get(&o->limits, i) == 0)
+			return ferr(err, errlen, "limit %s must be positive", proto_limit_names[i]);
+	*nsets = 0;
+	for (size_t i = 0; i < o->nsettings && i < EVAL_MAX_SETTINGS; i++) {
+		const struct eval_setting *s = eval_setting_find(o->settings[i]);
+		if (!s)
+			return ferr(err, errlen, "unknown setting %s", o->settings[i]);
+		bool dup = false;
+		for (size_t j = 0; j < *nsets; j++)
+			dup |= sets[j] == s;
+		if (dup)
+			continue;
+		/* Live verbal feedback needs a writer; static mode replays the
+		 * reference's logged feedback instead. */
+		if (s->verbal != VERBAL_NONE && !o->verbal && !o->reference)
+			return ferr(err, errlen,
+				    "setting %s needs --verbal CMD (a verbal-feedback "
+				    "command)",
+				    s->name);
+		sets[(*nsets)++] = s;
+	}
+	if (*nsets == 0)
+		return ferr(err, errlen, "no --setting given");
+	return 0;
+}
+
+/* --- tasks -------------------------------------------------------------------- */
+
+static bool wanted(const struct eval_opts *o, const char *id)
+{
+	for (size_t i = 0; i < o->ntasks; i++)
+		if (strcmp(o->tasks[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* --tasks, then --shard over the remaining order, so every shard sees the
+ * same numbering and the shards together are exactly the whole run. */
+static int select_tasks(const struct eval_opts *o, const struct ds_set *ds,
+			const struct ds_task ***out, size_t *n, char *err, size_t errlen)
+{
+	if (o->tasks) {
+		char missing[512] = "";
+		size_t nmiss = 0;
+		for (size_t i = 0; i < o->ntasks; i++) {
+			bool found = false;
+			for (size_t j = 0; j < ds->n && !found; j++)
+				found = strcmp(ds->v[j].id, o->tasks[i]) == 0;
+			if (!found && nmiss++ < 8) {
+				size_t l = strlen(missing);
+				snprintf(missing + l, sizeof missing - l, "%s%s", l ? ", " : "",
+					 o->tasks[i]);
+			}
+		}
+		if (nmiss)
+			return ferr(err, errlen, "%zu task id%s not in %s: %s%s", nmiss,
+				    nmiss > 1 ? "s" : "", o->dataset, missing,
+				    nmiss > 8 ? ", ..." : "");
+	}
+	const struct ds_task **v = calloc(ds->n + 1, sizeof *v);
+	if (!v)
+		return ferr(err, errlen, "out of memory");
+	size_t k = 0, idx = 0;
+	for (size_t j = 0; j < ds->n; j++) {
+		if (o->tasks && !wanted(o, ds->v[j].id))
+			continue;
+		if (idx++ % (size_t)o->shard_n == (size_t)o->shard_i)
+			v[k++] = &ds->v[j];
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* An expert compares the code with the reference solution: a task without
+ * one cannot get expert feedback, so say so before anything runs. */
+static int check_references(const struct ds_task **tasks, size_t n,
+			    const struct eval_setting **sets, size_t nsets, bool live, char *err,
+			    size_t errlen)
+{
+	bool expert = false;
+	for (size_t i = 0; i < nsets; i++)
+		expert |= sets[i]->verbal == VERBAL_EXPERT;
+	for (size_t i = 0; live && expert && i < n; i++)
+		if (!tasks[i]->reference || !*tasks[i]->reference)
+			return ferr(err, errlen,
+				    "task %s has no reference solution, which expert "
+				    "feedback (SEF) needs",
+				    tasks[i]->id);
+	return 0;
+}
+
+/* ConvCodeBench replays a complete reference log: every selected task needs
+ * the reference's turns 0..N-1 in its setting (fewer once it passed). */
+static int check_reference_log(const struct rec_index *ref, const struct eval_ctx *c,
+			       const char *dir, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < c->nitems; i++) {
+		const struct eval_item *it = &c->items[i];
+		if (!ri_has_setting(ref, it->set->name))
+			return ferr(err, errlen, "reference %s has no records for setting %s", dir,
+				    it->set->name);
+		int last = c->turns > 0 ? c->turns - 1 : 0;
+		int fp = ri_first_pass(ref, it->set->name, it->task->id);
+		if (fp >= 0 && fp < last)
+			last = fp;
+		int have = ri_done_turns(ref, it->set->name, it->task->id);
+		if (have <= last)
+			return ferr(err, errlen,
+				    "reference %s has no record for setting %s, task "
+				    "%s, turn %d (static mode replays turns 0..%d)",
+				    dir, it->set->name, it->task->id, have, last);
+	}
+	return 0;
+}
+
+/* --- the out dir ------------------------------------------------------------------ */
+
+static int mkdirs(const char *path, char *err, size_t errlen)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return ferr(err, errlen, "path too long: %s", path);
+	for (char *p = buf + 1;; p++) {
+		bool end = *p == '\0';
+		if (*p == '/' || end) {
+			*p = '\0';
+			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+				return ferr(err, errlen, "cannot create %s: %s", buf,
+					    strerror(errno));
+			if (end)
+				return 0;
+			*p = '/';
+		}
+	}
+}
+
+static void new_run_id(char *buf, size_t len)
+{
+	unsigned char rnd[4] = {0};
+	if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
+		unsigned v = (unsigned)time(NULL) ^ (unsigned)getpid();
+		memcpy(rnd, &v, sizeof rnd);
+	}
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(buf, len, "%s-%02x%02x%02x%02x", now, rnd[0], rnd[1], rnd[2], rnd[3]);
+}
+
+/* Picks up the records already in the out dir. A run can only continue as
+ * the same kind of run, and never to fewer turns than it recorded. */
+static int open_resume(struct eval_ctx *c, const char *path, const struct eval_setting **sets,
+		       size_t nsets, char *err, size_t errlen)
+{
+	c->resume = ri_load(path, true, stderr, err, errlen);
+	if (!c->resume)
+		return -1;
+	const char *mode = ri_mode(c->resume);
+	const char *want = c->static_mode ? MODE_STATIC : MODE_LIVE;
+	if (mode && strcmp(mode, want) != 0)
+		return ferr(err, errlen, "%s holds a %s run; this one is %s (use another --out)",
+			    path, mode, want);
+	int had = -1;
+	for (size_t i = 0; i < nsets; i++)
+		if (ri_max_turns(c->resume, sets[i]->name) > had)
+			had = ri_max_turns(c->resume, sets[i]->name);
+	if (had > c->turns)
+		return ferr(err, errlen,
+			    "%s was run with --turns %d; continue it with --turns >= %d "
+			    "or use another --out",
+			    path, had, had);
+	if (had >= 0 && had < c->turns) {
+		/* Longer conversations: older records say how many turns their
+		 * run had, and every record of a setting must agree for scoring. */
+		const char *names[EVAL_MAX_SETTINGS];
+		for (size_t i = 0; i < nsets; i++)
+			names[i] = sets[i]->name;
+		ri_free(c->resume);
+		c->resume = NULL;
+		if (ri_rewrite_turns(path, names, nsets, c->turns, err, errlen) < 0)
+			return -1;
+		c->resume = ri_load(path, true, stderr, err, errlen);
+		if (!c->resume)
+			return -1;
+	}
+	if (ri_run_id(c->resume))
+		snprintf(c->run_id, sizeof c->run_id, "%s", ri_run_id(c->resume));
+	else
+		new_run_id(c->run_id, sizeof c->run_id);
+	return 0;
+}
+
+/* Task-major order: an interrupted run has covered its first tasks in every
+ * setting. Fully recorded items are counted, not queued. */
+static int make_items(struct eval_ctx *c, const struct ds_task **tasks, size_t ntasks,
+		      const struct eval_setting **sets, size_t nsets, size_t *total, size_t *done,
+		      size_t *solved, char *err, size_t errlen)
+{
+	c->items = calloc(ntasks * nsets + 1, sizeof *c->items);
+	if (!c->items)
+		return ferr(err, errlen, "out of memory");
+	*total = ntasks * nsets;
+	*done = *solved = 0;
+	for (size_t i = 0; i < ntasks; i++)
+		for (size_t j = 0; j < nsets; j++) {
+			int have = ri_done_turns(c->resume, sets[j]->name, tasks[i]->id);
+			if (have > c->turns) {
+				(*done)++;
+				*solved +=
+				    ri_first_pass(c->resume, sets[j]->name, tasks[i]->id) >= 0;
+				continue;
+			}
+			c->items[c->nitems++] = (struct eval_item){
+			    .set = sets[j], .task = tasks[i], .done_turns = have};
+		}
+	return 0;
+}
+
+/* --- workers ---------------------------------------------------------------------- */
+
+static void fail(struct eval_ctx *c, const char *msg)
+{
+	pthread_mutex_lock(&c->mu);
+	if (!c->failed)
+		snprintf(c->err, sizeof c->err, "%s", msg);
+	c->failed = true;
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void *worker(void *arg)
+{
+	struct eval_ctx *c = arg;
+	char err[512];
+	/* One connection and one request in flight per worker: the daemon's
+	 * queue holds at most --jobs of ours. */
+	struct sbx_conn *conn = sbx_connect(c->o->socket, err, sizeof err);
+	if (!conn) {
+		fail(c, err);
+		return NULL;
+	}
+	for (;;) {
+		pthread_mutex_lock(&c->mu);
+		bool stop = c->failed || c->next >= c->nitems;
+		size_t i = c->next++;
+		pthread_mutex_unlock(&c->mu);
+		if (stop)
+			break;
+		bool solved = false;
+		if (eval_item_run(c, conn, &c->items[i], &solved, err, sizeof err) < 0) {
+			fail(c, err);
+			break;
+		}
+		progress_item(c->prog, solved);
+	}
+	sbx_close(conn);
+	return NULL;
+}
+
+/* The daemon's worker count, the default for --jobs. */
+static int daemon_workers(const char *sock, char *err, size_t errlen)
+{
+	struct sbx_conn *conn = sbx_connect(sock, err, errlen);
+	if (!conn)
+		return -1;
+	json_t *req = json_pack("{s:s, s:s}", F_ID, "eval-ping", F_OP, "ping");
+	json_t *resp = req ? sbx_call(conn, req, 30000, err, errlen) : NULL;
+	json_t *w = json_object_get(resp, P_WORKERS);
+	int n = json_is_integer(w) && json_integer_value(w) > 0 ? (int)json_integer_value(w) : -1;
+	if (resp && n < 0)
+		ferr(err, errlen, "sandboxd did not answer the ping with a worker count");
+	json_decref(req);
+	json_decref(resp);
+	sbx_close(conn);
+	return n;
+}
+
+static int run_workers(struct eval_ctx *c, int jobs)
+{
+	if ((size_t)jobs > c->nitems)
+		jobs = (int)c->nitems;
+	pthread_t *th = calloc((size_t)jobs + 1, sizeof *th);
+	int started = 0;
+	for (int i = 0; th && i < jobs; i++)
+		if (pthread_create(&th[started], NULL, worker, c) == 0)
+			started++;
+	if (!started && c->nitems)
+		worker(c); /* no thread could start: one worker in this thread */
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	return c->failed ? -1 : 0;
+}
+
+/* --- outputs --------------------------------------------------------------------------- */
+
+static int write_summary(const char *turns_path, const char *dir, char *err, size_t errlen)
+{
+	struct score_table t;
+	const char *paths[] = {turns_path};
+	if (score_load(paths, 1, stderr, &t, err, errlen) < 0)
+		return -1;
+	score_finish(&t);
+	json_t *j = score_to_json(&t);
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof path, "%s/%s", dir, SUMMARY_FILE);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	int rc =
+	    j && json_dump_file(j, tmp, JSON_INDENT(2)) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	if (rc < 0)
+		ferr(err, errlen, "cannot write %s", path);
+	else
+		score_print(&t, stdout);
+	json_decref(j);
+	score_free(&t);
+	return rc;
+}
+
+/* traces.jsonl and summary.json from everything turns.jsonl holds now. */
+static int write_outputs(const char *dir, const char *turns_path, char *err, size_t errlen)
+{
+	struct rec_index *ri = ri_load(turns_path, false, stderr, err, errlen);
+	if (!ri)
+		return -1;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, TRACES_FILE);
+	int rc = trace_write(ri, path, err, errlen);
+	ri_free(ri);
+	if (rc < 0)
+		return -1;
+	return write_summary(turns_path, dir, err, errlen);
+}
+
+/* --- the run ---------------------------------------------------------------------------- */
+
+static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eval_setting **sets,
+		   size_t nsets, const char *turns_path, size_t *total, size_t *done,
+		   size_t *solved, char *err, size_t errlen)
+{
+	const struct eval_opts *o = c->o;
+	const struct ds_task **tasks = NULL;
+	size_t ntasks = 0;
+	int rc = select_tasks(o, ds, &tasks, &ntasks, err, errlen);
+	if (rc == 0)
+		rc = check_references(tasks, ntasks, sets, nsets, !c->static_mode, err, errlen);
+	if (rc == 0 && c->static_mode) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", o->reference, TURNS_FILE);
+		struct stat st;
+		if (stat(path, &st) < 0)
+			rc = ferr(err, errlen, "--reference %s: no %s there", o->reference,
+				  TURNS_FILE);
+		else if (!(c->ref = ri_load(path, false, stderr, err, errlen)))
+			rc = -1;
+	}
+	if (rc == 0)
+		rc = mkdirs(o->out_dir, err, errlen);
+	if (rc == 0)
+		rc = open_resume(c, turns_path, sets, nsets, err, errlen);
+	if (rc == 0)
+		rc = make_items(c, tasks, ntasks, sets, nsets, total, done, solved, err, errlen);
+	if (rc == 0 && c->static_mode)
+		rc = check_reference_log(c->ref, c, o->reference, err, errlen);
+	free(tasks);
+	return rc;
+}
+
+int eval_run(const struct eval_opts *o, char *err, size_t errlen)
+{
+	const struct eval_setting *sets[EVAL_MAX_SETTINGS];
+	size_t nsets = 0, total = 0, done = 0, solved = 0;
+	if (check_opts(o, sets, &nsets, err, errlen) < 0)
+		return -1;
+	struct eval_ctx c = {.o = o, .log_fd = -1, .turns = o->turns};
+	c.model = o->model && *o->model ? o->model : "unknown";
+	c.static_mode = o->reference != NULL;
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_mutex_init(&c.log_mu, NULL);
+	struct ds_set ds = {0};
+	char turns_path[4096];
+	snprintf(turns_path, sizeof turns_path, "%s/%s", o->out_dir, TURNS_FILE);
+	int rc = ds_load(o->dataset, o->format, stderr, &ds, err, errlen);
+	if (rc == 0)
+		rc = prepare(&c, &ds, sets, nsets, turns_path, &total, &done, &solved, err, errlen);
+	if (rc == 0) {
+		c.log_fd = open(turns_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (c.log_fd < 0)
+			rc = ferr(err, errlen, "cannot open %s: %s", turns_path, strerror(errno));
+	}
+	int jobs = o->jobs;
+	if (rc == 0 && c.nitems && jobs <= 0 && (jobs = daemon_workers(o->socket, err, errlen)) < 0)
+		rc = -1;
+	if (rc == 0) {
+		c.prog = progress_new(o->progress, total, done, solved);
+		int wrc = c.nitems ? run_workers(&c, jobs) : 0;
+		progress_end(c.prog);
+		/* Even after a failure, what finished is scored and traced; the
+		 * next run with the same --out picks up from there. */
+		rc = write_outputs(o->out_dir, turns_path, err, errlen);
+		if (wrc < 0)
+			rc = ferr(err, errlen, "%s (finished turns are kept; rerun to resume)",
+				  c.err);
+	}
+	if (c.log_fd >= 0)
+		close(c.log_fd);
+	ri_free(c.resume);
+	ri_free(c.ref);
+	free(c.items);
+	ds_free(&ds);
+	pthread_mutex_destroy(&c.mu);
+	pthread_mutex_destroy(&c.log_mu);
+	return rc;
+}

@@ -1,0 +1,58 @@
+/* `sbx eval`: ConvCodeWorld's multi-turn loop against a sandboxd daemon.
+ * Turn 0 is the model's first code; each later turn gives the model the
+ * task, its previous code and the feedback its setting includes. */
+#ifndef SBX_EVAL_H
+#define SBX_EVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/protocol.h"
+#include "client/eval/dataset.h"
+
+enum verbal_level { VERBAL_NONE, VERBAL_NOVICE, VERBAL_EXPERT };
+
+/* One of ConvCodeWorld's nine feedback settings. */
+struct eval_setting {
+	const char *name;	  /* as in ConvCodeWorld's result files, e.g. CF_EF_UNIT_SNF */
+	bool exec;		  /* execution feedback shown at all */
+	enum proto_coverage cov;  /* COV_PARTIAL for EF_UNIT, COV_FULL for EF_FULL */
+	enum verbal_level verbal; /* SNF novice, SEF expert */
+};
+
+/* NULL when unknown. */
+const struct eval_setting *eval_setting_find(const char *name);
+/* All nine, in ConvCodeWorld's table order. */
+const struct eval_setting *eval_settings(size_t *n);
+
+#define EVAL_MAX_SETTINGS 9
+
+struct eval_opts {
+	const char *socket;
+	const char *dataset;
+	enum ds_format format;
+	const char *generator; /* shell command */
+	const char *verbal;    /* shell command, or NULL (settings with SNF/SEF need it) */
+	const char *reference; /* ConvCodeBench: a reference run's directory, or NULL */
+	const char *settings[EVAL_MAX_SETTINGS];
+	size_t nsettings;
+	int turns; /* feedback turns after turn 0 (ConvCodeWorld: 10) */
+	int jobs;  /* concurrent tasks; 0 = the daemon's worker count */
+	const char *out_dir;
+	int shard_i, shard_n;	  /* this process does tasks with index % n == i */
+	const char *const *tasks; /* only these task ids (NULL = all) */
+	size_t ntasks;
+	long long seed; /* -1: none */
+	bool always_regenerate;
+	const char *model;	    /* recorded in traces ("model"); default "unknown" */
+	int gen_timeout_ms;	    /* per generator / verbal call */
+	struct proto_limits limits; /* per sandbox run; -1 = the daemon's defaults */
+	bool progress;		    /* a live line on stderr (only when it is a terminal) */
+};
+
+void eval_opts_default(struct eval_opts *o);
+/* Runs (or resumes) the evaluation and writes turns.jsonl, traces.jsonl and
+ * summary.json into out_dir; prints the score table to stdout. 0 or -1. */
+int eval_run(const struct eval_opts *o, char *err, size_t errlen);
+
+#endif

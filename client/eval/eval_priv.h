@@ -1,0 +1,128 @@
+/* Internals of `sbx eval` shared by eval.c (the run: options, resume,
+ * workers), eval_turn.c (one task × setting through its turns), trace.c
+ * (the turns.jsonl log: index, append, traces.jsonl) and progress.c. */
+#ifndef SBX_EVAL_PRIV_H
+#define SBX_EVAL_PRIV_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "client/eval/eval.h"
+#include "client/lib/sbx.h"
+
+/* Record fields of turns.jsonl (docs/eval.md documents each one). */
+#define K_RUN_ID "run_id"
+#define K_MODEL "model"
+#define K_SETTING "setting"
+#define K_TASK_ID "task_id"
+#define K_TURN "turn"
+#define K_TURNS "turns"
+#define K_MODE "mode"
+#define K_CODE "code"
+#define K_VERDICT "verdict"
+#define K_SUMMARY "summary"
+#define K_FEEDBACK "feedback"
+#define K_FB_COMP "compilation"
+#define K_FB_EXEC "execution"
+#define K_FB_VERBAL "verbal"
+#define K_USAGE "usage"
+#define K_GEN_MS "generator_ms"
+#define K_GEN_ERROR "generator_error"
+#define K_VERBAL_ERROR "verbal_error"
+#define K_DAEMON_ERROR "daemon_error"
+#define K_CARRIED "carried"
+#define K_FROM_REF "from_reference"
+#define K_USER_MSG "user_message"
+#define K_ASSISTANT_MSG "assistant_message"
+#define K_TIME "time"
+
+#define MODE_LIVE "live"
+#define MODE_STATIC "static"
+
+#define TURNS_FILE "turns.jsonl"
+#define TRACES_FILE "traces.jsonl"
+#define SUMMARY_FILE "summary.json"
+
+/* --- the record index (trace.c) ------------------------------------------
+ * Where each (setting, task, turn) record sits in a turns.jsonl, so a resume
+ * or a ConvCodeBench replay reads one record at a time instead of holding a
+ * whole run (records carry code and prompts: a full run is large). */
+struct rec_index;
+
+/* Indexes path. With repair, a torn last line (a run killed mid-write) is
+ * cut off the file. A missing file is an empty index. Malformed lines in the
+ * middle and duplicate (setting, task, turn) keys are reported to warn and
+ * skipped (the first wins). NULL on failure with err set. */
+struct rec_index *ri_load(const char *path, bool repair, FILE *warn, char *err, size_t errlen);
+void ri_free(struct rec_index *ri);
+/* Records indexed; the largest "turns" the records of a setting carry (-1
+ * when none); the "mode" and "run_id" of the first record (NULL when empty). */
+size_t ri_count(const struct rec_index *ri);
+int ri_max_turns(const struct rec_index *ri, const char *setting);
+const char *ri_mode(const struct rec_index *ri);
+const char *ri_run_id(const struct rec_index *ri);
+bool ri_has_setting(const struct rec_index *ri, const char *setting);
+/* Number of records from turn 0 on with no gap (the turns a resume keeps). */
+int ri_done_turns(const struct rec_index *ri, const char *setting, const char *task);
+/* The first turn recorded as passing, or -1. */
+int ri_first_pass(const struct rec_index *ri, const char *setting, const char *task);
+/* The record, read back from the file (new reference), or NULL when absent. */
+json_t *ri_get(const struct rec_index *ri, const char *setting, const char *task, int turn);
+/* Rewrites every record of these settings with "turns" = turns (tmp file +
+ * rename), for a rerun with a larger --turns. */
+int ri_rewrite_turns(const char *path, const char *const *settings, size_t n, int turns, char *err,
+		     size_t errlen);
+/* traces.jsonl from an index of the run's turns.jsonl (tmp file + rename). */
+int trace_write(const struct rec_index *ri, const char *path, char *err, size_t errlen);
+
+/* --- progress (progress.c) ------------------------------------------------ */
+struct progress;
+/* NULL (a no-op progress) unless enabled and stderr is a terminal. */
+struct progress *progress_new(bool enabled, size_t total, size_t already_done,
+			      size_t already_solved);
+void progress_job(struct progress *p);		     /* a sandbox run finished */
+void progress_item(struct progress *p, bool solved); /* a task × setting finished */
+void progress_end(struct progress *p);		     /* final line, newline, free */
+
+/* --- the run (eval.c) and one work item (eval_turn.c) -------------------- */
+struct eval_item {
+	const struct eval_setting *set;
+	const struct ds_task *task;
+	int done_turns; /* records already in turns.jsonl (resume) */
+};
+
+struct eval_ctx {
+	const struct eval_opts *o;
+	const char *model;
+	char run_id[64];
+	bool static_mode;
+	int turns;
+	int log_fd;		  /* turns.jsonl, O_APPEND */
+	pthread_mutex_t log_mu;	  /* one write() per record line, whole lines only */
+	struct rec_index *resume; /* the out dir's records at start */
+	struct rec_index *ref;	  /* --reference records, or NULL */
+	struct eval_item *items;
+	size_t nitems;
+	size_t next;	    /* next item to hand out (under mu) */
+	pthread_mutex_t mu; /* next, failed, err */
+	bool failed;	    /* an infrastructure failure stops every worker */
+	char err[512];
+	struct progress *prog;
+};
+
+/* Runs one item's remaining turns, appending each record as it finishes.
+ * -1 (with err) only when the evaluation cannot go on: the daemon is gone,
+ * the log cannot be written. Model and sandbox failures are records. */
+int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
+		  bool *solved, char *err, size_t errlen);
+/* Appends one record as one line (one write() under log_mu). */
+int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t errlen);
+/* ISO-8601 UTC time, now. */
+void eval_now_iso(char *buf, size_t len);
+/* The readable prompt a generator input stands for (what the model saw). */
+char *eval_render_prompt(const json_t *input);
+
+#endif

@@ -1,0 +1,160 @@
+/* The Pass@1-per-turn plot of `sbx score --plot`: a self-contained SVG the
+ * project writes itself (no plotting library on the machine is assumed). */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/eval/score.h"
+
+/* Text or attribute content. Control characters are not allowed in XML
+ * 1.0 at all, even escaped, so they become '?'. */
+static void xml_escape(FILE *f, const char *s)
+{
+	static const char special[] = "&<>\"'";
+	static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *e = strchr(special, c);
+		if (e)
+			fputs(entity[e - special], f);
+		else
+			fputc(c < 0x20 && c != '\t' ? '?' : c, f);
+	}
+}
+
+static const char *const colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+#define NCOLOURS (sizeof colours / sizeof colours[0])
+
+enum { PW = 560, PH = 340, L = 70, TOP = 50, LEGEND_ROW = 20 };
+
+static void write_svg(const struct score_table *t, FILE *f)
+{
+	int nt = score_max_turns(t), span = nt ? nt : 1;
+	/* The y range hugs the data with a 5-point margin, rounded to tens:
+	 * ConvCodeWorld's curves differ by a few points, invisible on 0..100. */
+	double lo = 100, hi = 0;
+	for (size_t i = 0; i < t->n; i++)
+		for (int k = 0; k <= t->v[i].turns; k++) {
+			lo = fmin(lo, 100 * t->v[i].pass_at_1[k]);
+			hi = fmax(hi, 100 * t->v[i].pass_at_1[k]);
+		}
+	if (!t->n)
+		lo = 0, hi = 100;
+	lo = fmax(0, floor((lo - 5) / 10) * 10);
+	hi = fmin(100, ceil((hi + 5) / 10) * 10);
+	double step = hi - lo >= 50 ? 10 : hi - lo >= 20 ? 5 : 2;
+	int xstep = nt <= 20 ? 1 : (nt + 19) / 20;
+	/* The legend column fits the longest name (about 7 px a character). */
+	size_t longest = 10;
+	for (size_t i = 0; i < t->n; i++)
+		longest = strlen(t->v[i].name) > longest ? strlen(t->v[i].name) : longest;
+	int width = L + PW + 60 + 7 * (int)(longest < 200 ? longest : 200),
+	    legend_h = TOP + LEGEND_ROW * (int)t->n + 20;
+	int height = TOP + PH + 60 > legend_h ? TOP + PH + 60 : legend_h;
+#define X(k) (L + (double)PW * (k) / span)
+#define Y(p) (TOP + PH * (hi - (p)) / (hi - lo))
+
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">Pass@1 per "
+		"turn</text>\n",
+		width, height, width, height, L + PW / 2);
+	for (double p = lo; p <= hi + 1e-9; p += step)
+		fprintf(f,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			L, Y(p), L + PW, Y(p), L - 6, Y(p) + 4, p);
+	for (int k = 0; k <= nt; k += xstep)
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
+			X(k), TOP, X(k), TOP + PH, X(k), TOP + PH + 16, k);
+	fprintf(f, "<path d=\"M%d %dV%dH%d\" fill=\"none\" stroke=\"black\"/>\n", L, TOP, TOP + PH,
+		L + PW);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">turn</text>\n", L + PW / 2,
+		TOP + PH + 40);
+	fprintf(f,
+		"<text x=\"18\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 18 %d)\">"
+		"Pass@1 (%%)</text>\n",
+		TOP + PH / 2, TOP + PH / 2);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct score_setting *s = &t->v[i];
+		const char *c = colours[i % NCOLOURS];
+		/* Past ten settings the colours repeat; a dash tells them apart. */
+		const char *dash = i >= NCOLOURS ? " stroke-dasharray=\"6 3\"" : "";
+		fputs("<g><title>", f);
+		xml_escape(f, s->name);
+		fprintf(f,
+			"</title>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
+			"points=\"",
+			c, dash);
+		for (int k = 0; k <= s->turns; k++)
+			fprintf(f, "%s%.1f,%.1f", k ? " " : "", X(k), Y(100 * s->pass_at_1[k]));
+		fputs("\"/>\n", f);
+		for (int k = 0; k <= s->turns; k++)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", X(k),
+				Y(100 * s->pass_at_1[k]), c);
+		int ly = TOP + 10 + LEGEND_ROW * (int)i, lx = L + PW + 20;
+		fprintf(f,
+			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+			"stroke-width=\"2\"%s/><circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\">",
+			lx, ly, lx + 24, ly, c, dash, lx + 12, ly, c, lx + 30, ly + 4);
+		xml_escape(f, s->name);
+		fputs("</text></g>\n", f);
+	}
+	fputs("</svg>\n", f);
+#undef X
+#undef Y
+}
+
+/* Written to a temporary file beside PATH and renamed over it, so a reader
+ * never sees half a plot and a failed write leaves the old one. */
+int score_plot_svg(const struct score_table *t, const char *path, char *err, size_t errlen)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + sizeof ".tmpXXXXXX");
+	if (!tmp) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	sprintf(tmp, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot create a file beside %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return -1;
+	}
+	fchmod(fd, 0644); /* mkstemp's 0600 would hide the plot from others */
+	write_svg(t, f);
+	/* errno may be stale or 0 after ferror, hence the flag and EIO. */
+	errno = 0;
+	bool bad = fflush(f) || ferror(f) || fsync(fd);
+	int werr = errno;
+	if (fclose(f) && !bad)
+		bad = true, werr = errno;
+	if (!bad && rename(tmp, path) < 0)
+		bad = true, werr = errno;
+	if (bad) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(werr ? werr : EIO));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* Structured feedback for test requests: the runner's records as the daemon
+ * validates them, the verdict they add up to, and the text a model sees. */
+#ifndef SBX_FEEDBACK_H
+#define SBX_FEEDBACK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/protocol.h"
+
+#define FB_TRIM_CHARS 8000 /* ConvCodeWorld trims execution feedback here */
+
+struct fb_test {
+	char *name;
+	int outcome; /* enum proto_outcome, or -1 while nothing was reported */
+	bool started;
+	char *message, *traceback;
+	long duration_ms;
+	uint64_t started_ns;
+};
+
+struct fb_run {
+	char key[33];
+	uint64_t test_timeout_ns; /* 0: no per-test limit */
+	bool compile_seen, have_compile, compile_ok;
+	bool plan_seen;
+	json_t *compile_errors;
+	char *compile_feedback;
+	bool have_plan;
+	struct fb_test *tests; /* in the plan's (source) order */
+	size_t ntests;
+	int running; /* index of a started test without a result, or -1 */
+	size_t hint; /* where the next name is likely to be */
+	bool module_error;
+	char *module_message, *module_traceback;
+	char *harness_error;
+	bool done;
+	size_t bad_records, extra_tests;
+};
+
+void fb_init(struct fb_run *f, const char *key, long test_timeout_ms);
+void fb_free(struct fb_run *f);
+/* jail_hooks callbacks: one result-channel line (NULL: an over-long line),
+ * and the watchdog deadline of the running test. */
+void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns);
+uint64_t fb_deadline(void *ctx);
+
+/* Adds a test the daemon decided itself (stdio cases). */
+int fb_add_test(struct fb_run *f, const char *name, enum proto_outcome o, const char *message,
+		const char *traceback, long duration_ms);
+
+/* What the records add up to, once the run is over. */
+enum fb_state {
+	FB_JOB_LIMIT,	  /* a job limit ended the run */
+	FB_NOTHING,	  /* the runner reported nothing */
+	FB_COMPILE_ERROR, /* the candidate did not compile */
+	FB_HARNESS_ERROR, /* the runner itself failed */
+	FB_MODULE_ERROR,  /* the candidate's module raised at import */
+	FB_NO_TESTS,	  /* no test was planned */
+	FB_WATCHDOG,	  /* a test ran past test_timeout_ms */
+	FB_SOME_BAD,	  /* a test failed, errored or timed out */
+	FB_NONE_PASSED,	  /* nothing failed, nothing passed */
+	FB_UNFINISHED,	  /* every test passed but the runner did not finish */
+	FB_ALL_PASSED,
+};
+
+/* Gives every test an outcome (a test that never reported is an error; the
+ * one running when a job limit fired, or the watchdog stopped the job, is a
+ * timeout) and says what the records add up to. The verdict made of that is
+ * the run component's (verdict_tests). */
+enum fb_state fb_settle(struct fb_run *f, enum proto_verdict run_verdict, bool watchdog);
+
+/* The model-facing execution feedback (caller frees). */
+char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long partial_n);
+
+/* Adds compile, tests, summary, feedback and integrity to a response. */
+void fb_to_json(const struct fb_run *f, const struct proto_request *req, json_t *resp);
+
+#endif

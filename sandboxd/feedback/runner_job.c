@@ -1,0 +1,42 @@
+/* The runner's job description and key (runner_job.h). */
+#include "sandboxd/feedback/runner_job.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+int runner_job_key(char key[33])
+{
+	unsigned char raw[16];
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		return -1;
+	for (int i = 0; i < 16; i++)
+		snprintf(key + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+char *runner_job_json(const struct proto_request *req, const char *format)
+{
+	json_t *tests = json_null();
+	if (req->tests_text) {
+		tests = json_stringn(req->tests_text, req->tests_len);
+	} else if (req->asserts) {
+		tests = json_array();
+		for (size_t i = 0; i < req->nasserts; i++)
+			json_array_append_new(tests, json_string(req->asserts[i]));
+	}
+	if (strcmp(format, "compile") == 0) {
+		json_decref(tests);
+		tests = json_null();
+	}
+	json_t *o = json_pack(
+	    "{s:s,s:s%,s:o,s:o,s:o,s:o,s:s}", "format", format, "code", req->code, req->code_len,
+	    "tests", tests, "entry_point",
+	    req->entry_point ? json_string(req->entry_point) : json_null(), "test_timeout_ms",
+	    req->test_timeout_ms > 0 ? json_integer(req->test_timeout_ms) : json_null(), "seed",
+	    req->seed >= 0 ? json_integer(req->seed) : json_null(), "filename", "solution.py");
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return s;
+}

@@ -1,0 +1,511 @@
+/* cgroup layer: one fresh cgroup per job, on v2 or (hybrid hosts) v1. Every
+ * path comes from cg_detect, so a fake tree in a temp dir can stand in for
+ * /sys/fs/cgroup. Errors go back to the caller; nothing here logs or exits. */
+#include "sandboxd/jail/cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "sandboxd/jail/cgroup_internal.h"
+
+#define CG_STALE_KILL_MS 2000
+#define CG_POLL_NS 2000000L
+
+struct cg_pids {
+	int count;
+	bool kill;
+	int err;
+};
+
+static const char *cg_u64(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return NULL;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return s;
+}
+
+/* With key NULL the file is one number (cpuacct.usage, memory.peak); else
+ * it has "key N" lines (cpu.stat, memory.events), `alt` standing in when key
+ * is absent. A missing line is an error unless `optional` (then *v is 0). */
+static int cg_num(const char *dir, const char *file, const char *key, const char *alt,
+		  bool optional, uint64_t *v)
+{
+	char buf[CG_SMALL], *p = buf, *l;
+	const char *e;
+	*v = 0;
+	if (cg_read(dir, file, buf, sizeof buf) < 0)
+		return -1;
+	if (!key) {
+		e = cg_u64(buf, v);
+		return e && (!*e || strcmp(e, "\n") == 0) ? 0 : cg_errno(EINVAL);
+	}
+	size_t kl = strlen(key), al = alt ? strlen(alt) : 0;
+	const char *hit = NULL, *alt_hit = NULL;
+	while ((l = strsep(&p, "\n")) != NULL) {
+		if (strncmp(l, key, kl) == 0 && l[kl] == ' ')
+			hit = l + kl + 1;
+		else if (alt && strncmp(l, alt, al) == 0 && l[al] == ' ')
+			alt_hit = l + al + 1;
+	}
+	if (!(hit = hit ? hit : alt_hit))
+		return optional ? 0 : cg_errno(EINVAL);
+	e = cg_u64(hit, v);
+	return e && !*e ? 0 : cg_errno(EINVAL);
+}
+
+static void cg_pid_seen(struct cg_pids *st, pid_t pid)
+{
+	st->count++;
+	/* pid 0 would signal our own process group, and the daemon must never
+	 * kill itself even if it somehow landed in a job cgroup. */
+	if (!st->kill || pid <= 0 || pid == getpid())
+		return;
+	/* Killing by pid can in theory hit a recycled pid; the window is the
+	 * few microseconds since the read, and v2 prefers cgroup.kill. */
+	if (kill(pid, SIGKILL) < 0 && errno != ESRCH && !st->err)
+		st->err = errno;
+}
+
+/* Streams dir/cgroup.procs, so no buffer bounds the number of pids; %9d
+ * cannot overflow and any pid fits. */
+static int cg_scan_pids(const char *dir, struct cg_pids *st)
+{
+	char p[PATH_MAX];
+	int pid, rc;
+	if (cg_join(p, dir, "cgroup.procs") < 0)
+		return -1;
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	while ((rc = fscanf(f, "%9d", &pid)) == 1)
+		cg_pid_seen(st, pid);
+	int e = ferror(f) ? EIO : rc != EOF ? EINVAL : 0;
+	fclose(f);
+	return e ? cg_errno(e) : 0;
+}
+
+static int64_t cg_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* SIGKILLs everything in up to three cgroups and waits for them to empty. */
+static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
+{
+	bool native[4] = {false, false, false, false};
+	for (int i = 0; i < n; i++) {
+		if (!cg_exists(dirs[i], "cgroup.kill"))
+			continue;
+		/* Privileged: cgroup.kill kills every member atomically, including
+		 * children forked while we kill, with no pid-reuse race. */
+		if (cg_write(dirs[i], "cgroup.kill", "1", NULL, 0) < 0)
+			return -1;
+		native[i] = true;
+	}
+	int64_t deadline = cg_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	for (;;) {
+		int total = 0;
+		for (int i = 0; i < n; i++) {
+			/* Without cgroup.kill, re-signal each round: a member may have
+			 * forked between our read and its death. */
+			struct cg_pids st = {.kill = !native[i]};
+			if (cg_scan_pids(dirs[i], &st) < 0)
+				return -1;
+			if (st.err)
+				return cg_errno(st.err);
+			total += st.count;
+		}
+		if (total == 0)
+			return 0;
+		if (cg_now_ms() >= deadline)
+			return cg_errno(EBUSY);
+		struct timespec ts = {0, CG_POLL_NS};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Removes one cgroup directory. */
+static int cg_rmdir(const char *dir)
+{
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		return -1;
+	/* Real cgroupfs directories go with rmdir alone; only the unit tests'
+	 * fake tree holds plain files. Delete nothing unless every entry is a
+	 * regular file, so a directory with anything else is never emptied. */
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int e = 0;
+	for (int pass = 0; pass < 2 && !e; pass++) {
+		rewinddir(d);
+		const struct dirent *de;
+		while (!e && (de = readdir(d)) != NULL) {
+			struct stat st;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				e = errno;
+			else if (!S_ISREG(st.st_mode))
+				e = ENOTEMPTY;
+			else if (pass == 1 && unlinkat(dirfd(d), de->d_name, 0) < 0)
+				e = errno;
+		}
+	}
+	closedir(d);
+	return e ? cg_errno(e) : rmdir(dir);
+}
+
+/* Collects the distinct non-empty paths (co-mounted v1 controllers share one). */
+static int cg_add(const char **v, int n, const char *p)
+{
+	if (!p[0])
+		return n;
+	for (int i = 0; i < n; i++)
+		if (strcmp(v[i], p) == 0)
+			return n;
+	v[n] = p;
+	return n + 1;
+}
+
+static int cg_dirs(const char **v, const char *a, const char *b, const char *c, const char *d)
+{
+	return cg_add(v, cg_add(v, cg_add(v, cg_add(v, 0, a), b), c), d);
+}
+
+static int cg_job_dirs(const struct cg_job *j, const char **v)
+{
+	return cg_dirs(v, j->v2, j->v1_memory, j->v1_pids, j->v1_cpuacct);
+}
+
+static int cg_clean_stale(const char *jobs, const char *instance, char *err, size_t errlen)
+{
+	size_t il = strlen(instance);
+	DIR *d = opendir(jobs);
+	if (!d)
+		return cg_err(err, errlen, errno, "opendir %s", jobs);
+	const struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char p[PATH_MAX];
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (il && (strncmp(de->d_name, instance, il) != 0 || de->d_name[il] != '-'))
+			continue;
+		if (cg_join(p, jobs, de->d_name) < 0)
+			rc = cg_err(err, errlen, errno, "%s/%s", jobs, de->d_name);
+		else if (lstat(p, &st) < 0)
+			rc = cg_err(err, errlen, errno, "stat %s", p);
+		else if (!S_ISDIR(st.st_mode))
+			continue;
+		/* Privileged: a crashed daemon's jobs are untrusted code still
+		 * running with nobody to enforce their limits; they must go. */
+		const char *one[1] = {p};
+		if (rc == 0 && cg_kill_dirs(one, 1, CG_STALE_KILL_MS) < 0)
+			rc = cg_err(err, errlen, errno, "killing stale job cgroup %s", p);
+		if (rc == 0 && cg_rmdir(p) < 0)
+			rc = cg_err(err, errlen, errno, "rmdir stale job cgroup %s", p);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int cg_setup_v2(const struct cg_root *r, char *err, size_t errlen)
+{
+	char own[PATH_MAX], buf[CG_SMALL], ctl[32];
+	const char *slash = strrchr(r->v2_jobs, '/');
+	if (!slash || slash == r->v2_jobs)
+		return cg_err(err, errlen, EINVAL, "bad v2 jobs dir '%s'", r->v2_jobs);
+	snprintf(own, sizeof own, "%.*s", (int)(slash - r->v2_jobs), r->v2_jobs);
+	/* A home of its own: every cgroup from the mount down must hand on the
+	 * controllers, and none of them may hold processes. */
+	if (r->v2_made_home && (cg_ctl_line(r->v2_mount, ctl, sizeof ctl, err, errlen) < 0 ||
+				cg_mkpath(r->v2_mount, own, ctl, err, errlen) < 0))
+		return -1;
+	if (r->v2_daemon[0]) {
+		/* Privileged: v2 refuses to delegate controllers to the children of a
+		 * cgroup that holds processes, so the daemon moves into a leaf. */
+		if (mkdir(r->v2_daemon, 0755) < 0 && errno != EEXIST)
+			return cg_err(err, errlen, errno, "mkdir %s", r->v2_daemon);
+		snprintf(buf, sizeof buf, "%d", (int)getpid());
+		if (cg_write(r->v2_daemon, "cgroup.procs", buf, err, errlen) < 0)
+			return -1;
+	}
+	/* A made home is offered what was enabled from the mount down (ctl). */
+	if (!r->v2_made_home) {
+		if (cg_read(own, "cgroup.controllers", buf, sizeof buf) < 0)
+			return cg_err(err, errlen, errno, "read %s/cgroup.controllers", own);
+		snprintf(ctl, sizeof ctl, "+memory +pids%s",
+			 cg_has_token(buf, "cpu") ? " +cpu" : "");
+	}
+	/* Privileged: without delegation down to the job cgroups they would have
+	 * no memory.max or pids.max to set; cpu only adds accounting. */
+	if (cg_write(own, "cgroup.subtree_control", ctl, err, errlen) < 0)
+		return -1;
+	if (mkdir(r->v2_jobs, 0755) < 0 && errno != EEXIST)
+		return cg_err(err, errlen, errno, "mkdir %s", r->v2_jobs);
+	return cg_write(r->v2_jobs, "cgroup.subtree_control", ctl, err, errlen);
+}
+
+int cg_setup(struct cg_root *r, char *err, size_t errlen)
+{
+	if (!r)
+		return cg_err(err, errlen, EINVAL, "cg_setup: no root");
+	if (r->version == CG_NONE)
+		return 0;
+	if (r->version == CG_V2 && cg_setup_v2(r, err, errlen) < 0)
+		return -1;
+	const char *v[4];
+	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct);
+	if (r->version == CG_V1) {
+		/* --cgroup-parent may name directories that do not exist yet. */
+		const char *mnt[3] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
+		const char *dir[3] = {r->v1_memory, r->v1_pids, r->v1_cpuacct};
+		for (int i = 0; i < 3; i++)
+			if (dir[i][0] && mnt[i][0] &&
+			    cg_mkpath(mnt[i], dir[i], NULL, err, errlen) < 0)
+				return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (mkdir(v[i], 0755) < 0 && errno != EEXIST)
+			return cg_err(err, errlen, errno, "mkdir %s", v[i]);
+	for (int i = 0; i < n; i++)
+		if (cg_clean_stale(v[i], r->instance, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+int cg_teardown(struct cg_root *r, char *err, size_t errlen)
+{
+	if (!r || r->version == CG_NONE)
+		return 0;
+	const char *v[4];
+	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct), rc = 0;
+	for (int i = 0; i < n && rc == 0; i++)
+		if (access(v[i], F_OK) == 0 && cg_clean_stale(v[i], r->instance, err, errlen) < 0)
+			rc = -1;
+	if (rc < 0 || r->version != CG_V2 || !r->v2_made_home)
+		return rc;
+	/* Back where it started, so the home can go; where that is refused
+	 * (the start cgroup is gone or now delegates), the home stays. */
+	char pid[24], up[PATH_MAX];
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	if (cg_write(r->v2_start, "cgroup.procs", pid, err, errlen) < 0)
+		return -1;
+	/* The jobs dir stays while another instance's jobs are in it. */
+	if ((cg_rmdir(r->v2_jobs) < 0 && errno != ENOTEMPTY) || cg_rmdir(r->v2_daemon) < 0 ||
+	    cg_rmdir(r->v2_home) < 0)
+		return cg_err(err, errlen, errno, "removing %s", r->v2_home);
+	/* The shared parent of the default homes goes when the last instance
+	 * leaves (rmdir fails while another daemon's home is in it). A parent
+	 * named by --cgroup-parent is the operator's and stays. */
+	int k = snprintf(up, sizeof up, "%s/%s/%s", r->v2_mount, CG_FALLBACK, r->instance);
+	if (k > 0 && k < (int)sizeof up && strcmp(up, r->v2_home) == 0) {
+		*strrchr(up, '/') = '\0';
+		cg_rmdir(up);
+	}
+	return 0;
+}
+
+/* The name becomes a path component: no '/', no dot-dirs, nothing odd. */
+static bool cg_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 0 && n < sizeof(((struct cg_job *)0)->name) && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == n;
+}
+
+/* UINT64_MAX means no limit; the spelling of "no limit" differs by file. */
+static void cg_fmt(char *buf, size_t n, uint64_t v, const char *unlimited)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, n, "%s", unlimited);
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+}
+
+static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const struct cg_limits *l,
+			 char *err, size_t errlen)
+{
+	char mem[32], pids[32];
+	cg_fmt(pids, sizeof pids, l->pids, "max");
+	if (r->version == CG_V2) {
+		cg_fmt(mem, sizeof mem, l->memory_bytes, "max");
+		if (cg_write(j->v2, "memory.max", mem, err, errlen) < 0)
+			return -1;
+		/* Swap accounting is global, so the jobs dir has memory.swap.max
+		 * exactly when every job does. */
+		if (cg_exists(r->v2_jobs, "memory.swap.max") &&
+		    cg_write(j->v2, "memory.swap.max", "0", err, errlen) < 0)
+			return -1;
+		return cg_write(j->v2, "pids.max", pids, err, errlen);
+	}
+	cg_fmt(mem, sizeof mem, l->memory_bytes, "-1");
+	/* memsw must stay >= the memory limit, so it is written second. */
+	if (cg_write(j->v1_memory, "memory.limit_in_bytes", mem, err, errlen) < 0 ||
+	    (r->v1_memsw &&
+	     cg_write(j->v1_memory, "memory.memsw.limit_in_bytes", mem, err, errlen) < 0))
+		return -1;
+	return cg_write(j->v1_pids, "pids.max", pids, err, errlen);
+}
+
+int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,
+		  struct cg_job *j, char *err, size_t errlen)
+{
+	if (!j)
+		return cg_err(err, errlen, EINVAL, "cg_job_create: no job");
+	memset(j, 0, sizeof *j);
+	if (!r || !l || !name || r->version == CG_NONE)
+		return cg_err(err, errlen, EINVAL, "cg_job_create: no cgroup support");
+	if (!cg_name_ok(name))
+		return cg_err(err, errlen, EINVAL, "bad job cgroup name '%s'", name);
+	if (l->memory_bytes == 0 || l->pids == 0)
+		return cg_err(err, errlen, EINVAL, "job %s: zero memory or pids limit", name);
+	struct cg_job t = {.root = r};
+	snprintf(t.name, sizeof t.name, "%s", name);
+	int bad = r->version == CG_V2
+		      ? cg_join(t.v2, r->v2_jobs, name)
+		      : cg_join(t.v1_memory, r->v1_memory, name) |
+			    cg_join(t.v1_pids, r->v1_pids, name) |
+			    (r->v1_cpuacct[0] ? cg_join(t.v1_cpuacct, r->v1_cpuacct, name) : 0);
+	if (bad)
+		return cg_err(err, errlen, ENAMETOOLONG, "job %s", name);
+	const char *v[4];
+	int n = cg_job_dirs(&t, v), made = 0, rc = 0;
+	/* EEXIST is a failure too: a job must never share a cgroup. */
+	while (rc == 0 && made < n)
+		if (mkdir(v[made], 0755) == 0)
+			made++;
+		else
+			rc = cg_err(err, errlen, errno, "mkdir %s", v[made]);
+	if (rc == 0)
+		rc = cg_set_limits(r, &t, l, err, errlen);
+	if (rc < 0) {
+		int e = errno;
+		for (int i = 0; i < made; i++)
+			cg_rmdir(v[i]);
+		errno = e;
+		return -1;
+	}
+	*j = t;
+	return 0;
+}
+
+int cg_job_attach(const struct cg_job *j, pid_t pid)
+{
+	const char *v[4];
+	char buf[24];
+	int n = cg_job_dirs(j, v);
+	if (n == 0 || pid <= 0)
+		return cg_errno(EINVAL);
+	snprintf(buf, sizeof buf, "%d", (int)pid);
+	for (int i = 0; i < n; i++)
+		if (cg_write(v[i], "cgroup.procs", buf, NULL, 0) < 0)
+			return -1;
+	return 0;
+}
+
+int cg_job_cpu_ns(const struct cg_job *j, uint64_t *ns)
+{
+	uint64_t us;
+	*ns = 0;
+	if (j->v2[0]) {
+		if (cg_num(j->v2, "cpu.stat", "usage_usec", NULL, false, &us) < 0)
+			return -1;
+		*ns = us * 1000;
+		return 0;
+	}
+	if (!j->v1_cpuacct[0])
+		return cg_errno(ENOENT);
+	return cg_num(j->v1_cpuacct, "cpuacct.usage", NULL, NULL, false, ns);
+}
+
+/* Every stat is tried; the first failure's errno is kept. */
+static void cg_keep(int *e, int rc)
+{
+	if (rc < 0 && !*e)
+		*e = errno;
+}
+
+int cg_job_stats(const struct cg_job *j, struct cg_stats *s)
+{
+	int e = 0;
+	memset(s, 0, sizeof *s);
+	if (j->v2[0]) {
+		cg_keep(&e, cg_job_cpu_ns(j, &s->cpu_ns));
+		if (cg_exists(j->v2, "memory.peak"))
+			cg_keep(&e,
+				cg_num(j->v2, "memory.peak", NULL, NULL, false, &s->memory_peak));
+		cg_keep(&e,
+			cg_num(j->v2, "memory.events", "oom_kill", "oom", false, &s->oom_kills));
+		cg_keep(&e, cg_num(j->v2, "pids.events", "max", NULL, false, &s->pids_max_hit));
+	} else if (j->v1_memory[0]) {
+		if (j->v1_cpuacct[0])
+			cg_keep(&e, cg_job_cpu_ns(j, &s->cpu_ns));
+		cg_keep(&e, cg_num(j->v1_memory, "memory.max_usage_in_bytes", NULL, NULL, false,
+				   &s->memory_peak));
+		/* Kernels before 4.13 have no oom_kill line: the count stays 0. */
+		cg_keep(&e, cg_num(j->v1_memory, "memory.oom_control", "oom_kill", NULL, true,
+				   &s->oom_kills));
+		cg_keep(&e,
+			cg_num(j->v1_pids, "pids.events", "max", NULL, false, &s->pids_max_hit));
+	} else {
+		e = EINVAL;
+	}
+	return e ? cg_errno(e) : 0;
+}
+
+int cg_job_nprocs(const struct cg_job *j)
+{
+	struct cg_pids st = {0};
+	const char *dir = j->v2[0] ? j->v2 : j->v1_memory;
+	if (!dir[0])
+		return cg_errno(EINVAL);
+	return cg_scan_pids(dir, &st) < 0 ? -1 : st.count;
+}
+
+int cg_job_kill(const struct cg_job *j, int timeout_ms)
+{
+	const char *v[4];
+	int n = cg_job_dirs(j, v);
+	return n == 0 ? cg_errno(EINVAL) : cg_kill_dirs(v, n, timeout_ms);
+}
+
+int cg_job_destroy(struct cg_job *j)
+{
+	const char *v[4];
+	int n = cg_job_dirs(j, v), e = 0;
+	for (int i = 0; i < n; i++)
+		if (cg_rmdir(v[i]) < 0 && !e)
+			e = errno;
+	if (e)
+		return cg_errno(e);
+	j->v2[0] = j->v1_memory[0] = j->v1_pids[0] = j->v1_cpuacct[0] = '\0';
+	return 0;
+}
+
+const char *cg_version_name(enum cg_version v)
+{
+	return v == CG_V2 ? "v2" : v == CG_V1 ? "v1" : "none";
+}

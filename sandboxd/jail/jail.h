@@ -1,0 +1,137 @@
+/* The jail: everything needed to run one job, prepared in the daemon (parent)
+ * and applied, layer by layer, in the job's own processes (child). */
+#ifndef SBX_JAIL_H
+#define SBX_JAIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "sandboxd/jail/rlimits.h"
+#include "sandboxd/jail/seccomp.h"
+
+#define JAIL_MAX_ARGS 8
+
+/* The numbers the jail enforces, with the protocol's meaning (ms, MiB, KiB). */
+struct jail_limits {
+	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
+};
+
+/* A file written into the job's /work before it starts (path validated:
+ * relative, no "." or ".." components). */
+struct jail_file {
+	const char *path;
+	const char *data;
+	size_t len;
+};
+
+/* What one job is, as plain data handed from the run component: no protocol
+ * or profile types, so the jail depends on nothing above it and the same
+ * description can later cross a pipe to a separate init or a fork server
+ * (docs/architecture.md). */
+struct jail_job {
+	struct jail_limits lim;
+	const char *interpreter;
+	const char *const *args; /* interpreter options before the script */
+	size_t nargs;
+	const char *const *ro_paths; /* host paths bound read-only at the same place */
+	size_t n_ro;
+	const struct scmp_prog *seccomp;
+	const char *code, *stdin_data;
+	size_t code_len, stdin_len;
+	const struct jail_file *files;
+	size_t nfiles;
+};
+
+/* What the job's processes need, fully computed before clone() so the child
+ * only makes syscalls: no allocation, no formatting, no library state. */
+struct jail_spec {
+	const struct jail_job *job;
+	struct jail_limits lim;
+	const char *code, *stdin_data; /* default: the job's */
+	size_t code_len, stdin_len;
+	/* Test requests run the in-jail runner on a job description instead of
+	 * main.py; both are written into the read-only root. */
+	bool runner;
+	const char *runner_src, *job_json;
+	size_t runner_len, job_len;
+	char key[33];	       /* result-channel key, handed over on a pipe */
+	char root_opts[64];    /* the root tmpfs, sized for the runner files */
+	char hashseed_env[40]; /* PYTHONHASHSEED=… when the request has a seed */
+	uid_t uid;
+	gid_t gid;
+	const char *root_dir; /* empty host dir the job's root tmpfs is mounted on */
+	char tmpfs_opts[96];  /* "size=…,nr_inodes=…,mode=1777" for /tmp and /dev/shm */
+	char work_opts[128];  /* the work dir tmpfs, owned by the job uid */
+	char passwd[160];     /* /etc/passwd line naming the job uid */
+	char group[96];
+	struct rlimit_set rl;
+	const char *argv[JAIL_MAX_ARGS + 3];
+	const char *envp[10];
+	bool use_cgroup; /* the parent attaches the job before letting it go */
+};
+
+/* A limit the supervisor enforced itself (it killed the job for it). */
+enum jail_hit { JAIL_HIT_NONE, JAIL_HIT_CPU, JAIL_HIT_WALL, JAIL_HIT_OUTPUT };
+
+/* How the job's processes ended, as seen from outside. */
+struct jail_result {
+	bool started;
+	char error[256];  /* set when the sandbox itself failed (verdict "error") */
+	bool have_status; /* the payload's wait status arrived from the job's init */
+	int status;
+	struct rusage ru; /* the payload's, as reaped by init */
+	enum jail_hit hit;
+	bool cancelled;
+	int violation_nr; /* seccomp notification syscall, or -1 */
+	char *out, *err;
+	size_t out_len, err_len;
+	bool out_trunc, err_trunc;
+	uint64_t wall_ns;
+	long cpu_limit_ms;
+	bool watchdog; /* a test ran past its time limit and the job was stopped */
+};
+
+/* Test runs: what supervise() does with the result channel's lines. */
+struct jail_hooks {
+	void (*on_record)(void *ctx, const char *line, size_t len, uint64_t now_ns);
+	/* Monotonic time by which the running test must end, or 0. */
+	uint64_t (*deadline)(void *ctx);
+	void *ctx;
+};
+
+/* A cgroup to put the job in, owned by the caller (the run component): the
+ * supervisor only attaches the job's init before letting it start and reads
+ * its CPU time to enforce cpu_ms. */
+struct jail_cgroup {
+	int (*attach)(void *ctx, pid_t pid);
+	int (*cpu_ns)(void *ctx, uint64_t *ns);
+	void *ctx;
+};
+
+int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, gid_t gid,
+		   const char *root_dir, bool use_cgroup);
+/* Switches the spec to the runner: argv, root size, key, PYTHONHASHSEED. */
+void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t runner_len,
+			  const char *job_json, size_t job_len, const char *key, long long seed);
+
+/* Runs one job to completion: clone into fresh namespaces, attach the cgroup
+ * (cg may be NULL without cgroups), feed stdin, collect capped output,
+ * enforce wall/CPU/output limits, watch seccomp, kill and reap the init.
+ * cancel_fd becomes readable when the client went away. When it returns the
+ * init is reaped, so the PID namespace is gone; sweeping the cgroup is the
+ * caller's. */
+void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
+	      const struct jail_hooks *hooks, struct jail_result *r);
+void jail_result_free(struct jail_result *r);
+
+/* Remembers where the daemon's argv strings live, so each job's init (a
+ * copy of the daemon that never execs) can blank them: /proc/1/cmdline in
+ * the jail must not show the daemon's command line. Call once from main. */
+void jail_note_cmdline(int argc, char **argv);
+
+/* Child side, used by jail_run through clone(): the ordered list of layers. */
+int jail_child_main(void *arg);
+
+#endif

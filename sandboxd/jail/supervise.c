@@ -1,0 +1,506 @@
+/* The daemon's side of one job: start it, feed it, watch it from outside
+ * (wall clock, CPU from the cgroup, output size, seccomp notifications), and
+ * make sure that when this returns nothing of the job is alive. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandboxd/jail/jail.h"
+#include "sandboxd/jail/jail_internal.h"
+#include "sandboxd/jail/ns.h"
+
+#define CHILD_STACK (256 * 1024)
+#define DRAIN_MS 500 /* after the job's init died, how long pipes may stay open */
+#define REAP_MS 5000 /* after SIGKILL, how long the init may take to die */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void set_error(struct jail_result *r, const char *what, int err)
+{
+	if (!r->error[0])
+		snprintf(r->error, sizeof r->error, "%s: %s", what, strerror(err));
+}
+
+/* One captured stream, capped at `cap` bytes. */
+struct stream {
+	int fd;
+	char **buf;
+	size_t *len;
+	bool *trunc;
+	size_t cap;
+};
+
+/* Returns 1 when the cap was exceeded, 0 otherwise (EOF closes the fd). */
+static int read_stream(struct stream *s)
+{
+	char tmp[65536];
+	ssize_t n = read(s->fd, tmp, sizeof tmp);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		close(s->fd);
+		s->fd = -1;
+		return 0;
+	}
+	size_t room = s->cap - *s->len, take = (size_t)n < room ? (size_t)n : room;
+	if (take) {
+		if (!*s->buf)
+			*s->buf = malloc(s->cap + 1);
+		if (*s->buf) {
+			memcpy(*s->buf + *s->len, tmp, take);
+			*s->len += take;
+		}
+	}
+	if ((size_t)n > take) {
+		*s->trunc = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
+		return -1;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
+}
+
+#define RESULT_LINE_MAX (1u << 20)
+#define RESULT_TOTAL_MAX (64u << 20)
+
+/* The test runner's result channel, split into lines for the hooks. */
+struct results {
+	int fd;
+	char *buf;
+	size_t len, total;
+	bool skipping; /* inside a line longer than RESULT_LINE_MAX */
+};
+
+/* The job's files: pipes and the cancel/notify channels. */
+struct job_fds {
+	int sync_w, status_r, stdin_w, notify_r, listener, pidfd, key_w;
+	struct stream out, err;
+	struct results res;
+};
+
+static void read_results(struct results *rs, const struct jail_hooks *h)
+{
+	char tmp[65536];
+	ssize_t n = read(rs->fd, tmp, sizeof tmp);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(rs->fd);
+		rs->fd = -1;
+		return;
+	}
+	/* Past the total bound the channel is drained but no longer parsed, so a
+	 * flood can neither block the job nor grow the daemon. */
+	if (rs->total > RESULT_TOTAL_MAX || !h)
+		return;
+	rs->total += (size_t)n;
+	uint64_t now = now_ns();
+	for (ssize_t i = 0; i < n; i++) {
+		char ch = tmp[i];
+		if (ch == '\n') {
+			if (!rs->skipping)
+				h->on_record(h->ctx, rs->buf ? rs->buf : "", rs->len, now);
+			else
+				h->on_record(h->ctx, NULL, 0, now); /* counted as a bad record */
+			rs->skipping = false;
+			rs->len = 0;
+			continue;
+		}
+		if (rs->skipping)
+			continue;
+		if (rs->len == RESULT_LINE_MAX) {
+			rs->skipping = true;
+			continue;
+		}
+		if (!rs->buf && !(rs->buf = malloc(RESULT_LINE_MAX)))
+			return;
+		rs->buf[rs->len++] = ch;
+	}
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int make_pipes(int p[][2], int n)
+{
+	for (int i = 0; i < n; i++)
+		if (pipe2(p[i], O_CLOEXEC) < 0)
+			return -1;
+	return 0;
+}
+
+/* Kills the job's init; the kernel then kills every process of its PID
+ * namespace, which is how nothing can outlive a job. */
+static void kill_job(pid_t pid, bool *killed)
+{
+	if (!*killed)
+		kill(pid, SIGKILL);
+	*killed = true;
+}
+
+static void feed_stdin(struct job_fds *f, const struct jail_spec *s, size_t *off)
+{
+	while (*off < s->stdin_len) {
+		ssize_t w = write(f->stdin_w, s->stdin_data + *off, s->stdin_len - *off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			return;
+		if (w <= 0)
+			break; /* EPIPE: the job stopped reading; that is its business */
+		*off += (size_t)w;
+	}
+	close_fd(&f->stdin_w);
+}
+
+static void read_status(struct job_fds *f, struct jail_result *r)
+{
+	struct jail_msg m;
+	ssize_t n = read(f->status_r, &m, sizeof m);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n != (ssize_t)sizeof m) {
+		close_fd(&f->status_r);
+		return;
+	}
+	m.text[sizeof m.text - 1] = '\0';
+	if (m.kind == JAIL_MSG_STATUS && !r->have_status) {
+		r->have_status = true;
+		r->status = m.status;
+		r->ru = m.ru;
+	} else if (m.kind == JAIL_MSG_ERROR) {
+		char what[96];
+		snprintf(what, sizeof what, "jail setup failed at %s", m.text);
+		set_error(r, what, m.err);
+	}
+}
+
+/* After the init was reaped: take what it wrote, without waiting for a
+ * writer that may still hold the pipe (a dying process of the job). */
+static void drain_status(struct job_fds *f, struct jail_result *r)
+{
+	for (int i = 0; i < 8 && f->status_r >= 0; i++) {
+		struct pollfd p = {.fd = f->status_r, .events = POLLIN};
+		if (poll(&p, 1, 0) <= 0)
+			return;
+		read_status(f, r);
+	}
+}
+
+static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool *killed)
+{
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	if (seccomp_notify_alloc(&req, &resp) < 0) {
+		kill_job(pid, killed);
+		return;
+	}
+	int rc = seccomp_notify_receive(f->listener, req);
+	if (rc == 0) {
+		if (r->violation_nr < 0 && r->hit == JAIL_HIT_NONE)
+			r->violation_nr = req->data.nr;
+		/* The syscall stays blocked until the process dies: it never runs. */
+		kill_job(pid, killed);
+	} else if (rc != -EINTR && rc != -ENOENT) {
+		close_fd(&f->listener);
+	}
+	seccomp_notify_free(req, resp);
+}
+
+static int ncpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return 1;
+}
+
+/* Waits for a killed init at most ms; a process stuck in the kernel must not
+ * hold the worker (and with it the daemon's shutdown) forever. */
+static bool reap_bounded(pid_t pid, int ms)
+{
+	for (int waited = 0;; waited++) {
+		pid_t w = waitpid(pid, NULL, WNOHANG | __WALL);
+		if (w == pid || (w < 0 && errno == ECHILD))
+			return true;
+		if (waited >= ms)
+			return false;
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The supervision loop: returns when the job's init has been reaped and its
+ * output streams are closed (or DRAIN_MS after init died). */
+static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
+		      const struct jail_hooks *hooks, pid_t pid, struct job_fds *f,
+		      struct jail_result *r, uint64_t t0)
+{
+	uint64_t wall_deadline = t0 + (uint64_t)s->lim.wall_ms * 1000000u;
+	uint64_t cpu_limit = (uint64_t)s->lim.cpu_ms * 1000000u, next_cpu_check = t0;
+	uint64_t reaped_at = 0;
+	size_t stdin_off = 0;
+	bool killed = false, reaped = false;
+	int cores = ncpus();
+	feed_stdin(f, s, &stdin_off);
+	while (!(reaped && f->out.fd < 0 && f->err.fd < 0 && f->res.fd < 0)) {
+		uint64_t now = now_ns();
+		if (reaped && now - reaped_at > (uint64_t)DRAIN_MS * 1000000u)
+			break;
+		uint64_t test_deadline = hooks && hooks->deadline ? hooks->deadline(hooks->ctx) : 0;
+		if (!killed && test_deadline && now >= test_deadline) {
+			r->watchdog = true;
+			kill_job(pid, &killed);
+		}
+		if (!killed && now >= wall_deadline) {
+			r->hit = JAIL_HIT_WALL;
+			kill_job(pid, &killed);
+		}
+		if (!killed && cg && now >= next_cpu_check) {
+			uint64_t used;
+			if (cg->cpu_ns(cg->ctx, &used) == 0) {
+				if (used >= cpu_limit) {
+					r->hit = JAIL_HIT_CPU;
+					kill_job(pid, &killed);
+				}
+				/* The job cannot burn CPU faster than `cores` per second of
+				 * wall time, so no earlier look is needed. */
+				uint64_t gap = used < cpu_limit ? (cpu_limit - used) / cores : 0;
+				next_cpu_check = now + (gap < 2000000u ? 2000000u : gap);
+			} else {
+				next_cpu_check = UINT64_MAX;
+			}
+		}
+		struct pollfd p[9];
+		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1, ip_ls = -1,
+		    ip_pid = -1, ip_cancel = -1, ip_res = -1;
+#define ADD(fd_, ev, idx)                                                                          \
+	if ((fd_) >= 0) {                                                                          \
+		p[n].fd = (fd_);                                                                   \
+		p[n].events = (ev);                                                                \
+		p[n].revents = 0;                                                                  \
+		idx = n++;                                                                         \
+	}
+		ADD(f->out.fd, POLLIN, ip_out);
+		ADD(f->err.fd, POLLIN, ip_err);
+		ADD(f->stdin_w, POLLOUT, ip_in);
+		ADD(f->status_r, POLLIN, ip_st);
+		ADD(f->notify_r, POLLIN, ip_nt);
+		ADD(f->listener, POLLIN, ip_ls);
+		ADD(reaped ? -1 : f->pidfd, POLLIN, ip_pid);
+		/* An eventfd stays readable: once seen, stop watching it. */
+		ADD(r->cancelled ? -1 : cancel_fd, POLLIN, ip_cancel);
+		ADD(f->res.fd, POLLIN, ip_res);
+#undef ADD
+		uint64_t until = killed ? now + 10000000u : wall_deadline;
+		if (cg && !killed && next_cpu_check < until)
+			until = next_cpu_check;
+		if (!killed && test_deadline && test_deadline < until)
+			until = test_deadline;
+		if (f->pidfd < 0 && !reaped && until > now + 10000000u)
+			until = now + 10000000u; /* no pidfd: poll waitpid */
+		if (reaped)
+			until = reaped_at + (uint64_t)DRAIN_MS * 1000000u;
+		int timeout = until > now ? (int)((until - now + 999999) / 1000000) : 0;
+		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			set_error(r, "poll", errno);
+			kill_job(pid, &killed);
+		}
+		if (ip_out >= 0 && p[ip_out].revents && read_stream(&f->out)) {
+			r->hit = r->hit ? r->hit : JAIL_HIT_OUTPUT;
+			kill_job(pid, &killed);
+		}
+		if (ip_err >= 0 && p[ip_err].revents && read_stream(&f->err)) {
+			r->hit = r->hit ? r->hit : JAIL_HIT_OUTPUT;
+			kill_job(pid, &killed);
+		}
+		if (ip_in >= 0 && p[ip_in].revents)
+			feed_stdin(f, s, &stdin_off);
+		if (ip_res >= 0 && p[ip_res].revents)
+			read_results(&f->res, hooks);
+		if (ip_st >= 0 && p[ip_st].revents)
+			read_status(f, r);
+		if (ip_nt >= 0 && p[ip_nt].revents) {
+			f->listener = recv_fd(f->notify_r);
+			close_fd(&f->notify_r);
+			/* Without its listener a kill-listed syscall would get ENOSYS
+			 * instead of stopping the job: never run a job that way. */
+			if (f->listener < 0 && s->job->seccomp->notify && !r->have_status) {
+				set_error(r, "seccomp listener not received", EPROTO);
+				kill_job(pid, &killed);
+			}
+		}
+		/* The notify receive ignores O_NONBLOCK: only POLLIN proves a
+		 * notification is pending (a receive that loses a race with the
+		 * task's death then fails with ENOENT instead of waiting). A
+		 * hang-up means no process uses the filter any more; before Linux
+		 * 6.6 a receive then blocks forever, so the listener is closed. */
+		if (ip_ls >= 0 && (p[ip_ls].revents & POLLIN))
+			on_notify(f, r, pid, &killed);
+		else if (ip_ls >= 0 && (p[ip_ls].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			close_fd(&f->listener);
+		if (ip_cancel >= 0 && p[ip_cancel].revents) {
+			r->cancelled = true;
+			kill_job(pid, &killed);
+		}
+		if (!reaped && (f->pidfd < 0 || (ip_pid >= 0 && p[ip_pid].revents))) {
+			int status;
+			pid_t w = waitpid(pid, &status, WNOHANG | __WALL);
+			if (w == pid) {
+				reaped = true;
+				reaped_at = now_ns();
+				r->wall_ns = reaped_at - t0;
+				drain_status(f, r);
+			}
+		}
+	}
+	if (!reaped) {
+		kill_job(pid, &killed);
+		if (!reap_bounded(pid, REAP_MS))
+			set_error(r, "the job's init did not die after SIGKILL", ETIMEDOUT);
+		r->wall_ns = now_ns() - t0;
+	}
+}
+
+void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
+	      const struct jail_hooks *hooks, struct jail_result *r)
+{
+	int pp[7][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+	int sv[2] = {-1, -1}, npipes = s->runner ? 7 : 5;
+	memset(r, 0, sizeof *r);
+	r->violation_nr = -1;
+	r->cpu_limit_ms = s->lim.cpu_ms;
+	struct job_fds f = {.sync_w = -1,
+			    .status_r = -1,
+			    .stdin_w = -1,
+			    .notify_r = -1,
+			    .listener = -1,
+			    .pidfd = -1,
+			    .key_w = -1};
+	f.out.fd = f.err.fd = f.res.fd = -1;
+	if (make_pipes(pp, npipes) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		set_error(r, "pipe", errno);
+		goto out;
+	}
+	struct jail_child c = {.spec = s,
+			       .sync_rd = pp[0][0],
+			       .status_wr = pp[1][1],
+			       .stdin_rd = pp[2][0],
+			       .stdout_wr = pp[3][1],
+			       .stderr_wr = pp[4][1],
+			       .notify_wr = sv[1],
+			       .result_wr = pp[5][1],
+			       .key_rd = pp[6][0]};
+	char *stack = malloc(CHILD_STACK);
+	if (!stack) {
+		set_error(r, "stack", ENOMEM);
+		goto out;
+	}
+	uint64_t t0 = now_ns();
+	pid_t pid = clone(jail_child_main, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, &c);
+	int clone_errno = errno;
+	free(stack); /* the child has its own copy: no CLONE_VM */
+	if (pid < 0) {
+		set_error(r, "clone", clone_errno);
+		goto out;
+	}
+	r->started = true;
+	f.sync_w = pp[0][1];
+	f.status_r = pp[1][0];
+	f.stdin_w = pp[2][1];
+	f.notify_r = sv[0];
+	pp[0][1] = pp[1][0] = pp[2][1] = sv[0] = -1;
+	f.out = (struct stream){pp[3][0], &r->out, &r->out_len, &r->out_trunc,
+				(size_t)s->lim.output_kb * 1024};
+	f.err = (struct stream){pp[4][0], &r->err, &r->err_len, &r->err_trunc,
+				(size_t)s->lim.output_kb * 1024};
+	pp[3][0] = pp[4][0] = -1;
+	f.res.fd = pp[5][0];
+	f.key_w = pp[6][1];
+	pp[5][0] = pp[6][1] = -1;
+	for (int i = 0; i < 7; i++)
+		for (int j = 0; j < 2; j++)
+			close_fd(&pp[i][j]);
+	close_fd(&sv[1]);
+	fcntl(f.stdin_w, F_SETFL, O_NONBLOCK);
+	fcntl(f.status_r, F_SETFL, O_NONBLOCK);
+	fcntl(f.out.fd, F_SETFL, O_NONBLOCK);
+	fcntl(f.err.fd, F_SETFL, O_NONBLOCK);
+	if (f.res.fd >= 0)
+		fcntl(f.res.fd, F_SETFL, O_NONBLOCK);
+	f.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* The job may only start once it is inside its cgroup, or its first
+	 * allocations and forks would escape the limits. */
+	if (cg && cg->attach(cg->ctx, pid) < 0) {
+		set_error(r, "cgroup attach", errno);
+		kill(pid, SIGKILL);
+	} else if (write(f.sync_w, "g", 1) != 1) {
+		set_error(r, "starting the job", errno);
+		kill(pid, SIGKILL);
+	}
+	close_fd(&f.sync_w);
+	/* The key is 32 bytes, far below the pipe's capacity: this never blocks. */
+	if (f.key_w >= 0 && write(f.key_w, s->key, strlen(s->key)) != (ssize_t)strlen(s->key))
+		set_error(r, "key channel", errno);
+	close_fd(&f.key_w);
+	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
+out:
+	for (int i = 0; i < 7; i++)
+		for (int j = 0; j < 2; j++)
+			close_fd(&pp[i][j]);
+	close_fd(&sv[0]);
+	close_fd(&sv[1]);
+	close_fd(&f.sync_w);
+	close_fd(&f.status_r);
+	close_fd(&f.stdin_w);
+	close_fd(&f.notify_r);
+	close_fd(&f.listener);
+	close_fd(&f.pidfd);
+	close_fd(&f.out.fd);
+	close_fd(&f.err.fd);
+	close_fd(&f.res.fd);
+	close_fd(&f.key_w);
+	free(f.res.buf);
+}
+
+void jail_result_free(struct jail_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}

@@ -1,0 +1,48 @@
+/* Profiles: the named policies in policies/ — interpreter, extra read-only
+ * paths, limit defaults and maxima, and the seccomp profile they use. */
+#ifndef SBX_PROFILE_H
+#define SBX_PROFILE_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "common/protocol.h"
+#include "sandboxd/jail/seccomp.h"
+
+#define PROFILE_MAX_ARGS 8
+#define PROFILE_MAX_RO 32
+
+struct profile {
+	char name[64];
+	char interpreter[PATH_MAX];
+	char *args[PROFILE_MAX_ARGS + 1]; /* interpreter options before the script */
+	size_t nargs;
+	char *ro_paths[PROFILE_MAX_RO]; /* host paths bound read-only at the same place */
+	size_t n_ro;
+	struct proto_limits defaults, maxima;
+	struct scmp_prog seccomp;
+};
+
+struct profile_set {
+	struct profile *v;
+	size_t n;
+};
+
+/* Loads every "<name>.json" in dir (not "*.seccomp.json"); each names its
+ * seccomp file. Any error stops the load with a message naming the file and
+ * the field. A "python" profile must exist: it is the default. */
+int profile_load_dir(const char *dir, bool want_notify, struct profile_set *out, char *err,
+		     size_t errlen);
+/* One profile from text (tests); seccomp file paths resolve against dir. */
+int profile_load_text(const char *dir, const char *fname, const char *text, bool want_notify,
+		      struct profile *p, char *err, size_t errlen);
+const struct profile *profile_find(const struct profile_set *s, const char *name);
+void profile_free(struct profile *p);
+void profile_set_free(struct profile_set *s);
+
+/* Fills unset limits from the defaults, rejects non-positive ones and clamps
+ * each to the profile's maximum. Returns 0 or -1 with a message. */
+int limits_resolve(const struct proto_limits *req, const struct profile *p,
+		   struct proto_limits *out, char *msg, size_t msglen);
+
+#endif

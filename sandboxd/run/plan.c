@@ -1,0 +1,159 @@
+/* The runs of a test request. unittest, humaneval and asserts run the
+ * in-jail runner once and trust only what feedback.c validated; stdio
+ * compiles in the jail, then runs each case as its own job and compares the
+ * output here, outside the jail, where the candidate cannot reach the
+ * comparison. Each run's evidence goes to verdict.c, and the response is
+ * built once, at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/text.h"
+#include "sandboxd/feedback/runner_job.h"
+#include "sandboxd/feedback/stdio_match.h"
+#include "sandboxd/run/run_priv.h"
+
+#define CASE_TRACEBACK_MAX 4000
+
+/* Runs the runner once on `format`; fills fb and f. false: cancelled. */
+static bool plan_run_runner(const struct config *cfg, int slot, const struct job *j,
+			    const char *format, struct fb_run *fb, struct run_facts *f)
+{
+	char key[33];
+	char *job = runner_job_key(key) == 0 ? runner_job_json(&j->req, format) : NULL;
+	fb_init(fb, job ? key : "", j->req.test_timeout_ms);
+	if (!job) {
+		memset(f, 0, sizeof *f);
+		f->r.violation_nr = -1;
+		snprintf(f->error, sizeof f->error, "cannot prepare the test job");
+		return true;
+	}
+	struct jail_hooks h = {fb_on_record, fb_deadline, fb};
+	struct run_in in = {
+	    .job_json = job, .job_len = strlen(job), .key = key, .seed = j->req.seed, .hooks = &h};
+	run_one(cfg, slot, j, &in, f);
+	free(job);
+	return !f->r.cancelled;
+}
+
+json_t *plan_runner(const struct config *cfg, int slot, const struct job *j)
+{
+	struct fb_run fb;
+	struct run_facts f;
+	struct run_verdict rv, final;
+	json_t *resp = NULL;
+	if (plan_run_runner(cfg, slot, j, proto_format_name(j->req.format), &fb, &f)) {
+		verdict_run(&f, &rv);
+		verdict_tests(&fb, &rv, f.r.watchdog, &final);
+		struct response_in in = {.rep = &f, .verdict = &final, .fb = &fb};
+		resp = response_build(cfg, j, &in);
+	}
+	run_facts_free(&f);
+	fb_free(&fb);
+	return resp;
+}
+
+/* One case's outcome from its run. */
+static void plan_judge_case(struct fb_run *fb, const struct job *j, size_t i,
+			    const struct run_facts *f, const struct run_verdict *rv)
+{
+	const struct proto_case *c = &j->req.cases[i];
+	const struct jail_result *r = &f->r;
+	char name[32], line[256];
+	uint64_t cpu, wall, mem;
+	run_facts_usage(f, &cpu, &wall, &mem);
+	snprintf(name, sizeof name, "case %zu", i + 1);
+	if (rv->v == V_PASS) {
+		bool ok = stdio_match_output(r->out ? r->out : "", r->out_len, c->output,
+					     c->output_len, j->req.float_tolerance);
+		char *diff = ok ? NULL : stdio_match_diff(c, r->out, r->out_len);
+		fb_add_test(fb, name, ok ? OUT_PASSED : OUT_FAILED, ok ? "" : "wrong answer",
+			    diff ? diff : "", (long)wall);
+		free(diff);
+	} else if (rv->v == V_RUNTIME_ERROR) {
+		char *tb = strndup(r->err ? r->err : "", r->err_len);
+		char *trimmed = tb ? text_trim(tb, CASE_TRACEBACK_MAX) : NULL;
+		const char *m = r->err_len
+				    ? stdio_match_last_line(r->err, r->err_len, line, sizeof line)
+				    : rv->msg;
+		fb_add_test(fb, name, OUT_ERROR, m, trimmed ? trimmed : "", (long)wall);
+		free(tb);
+		free(trimmed);
+	} else {
+		fb_add_test(fb, name, rv->v == V_TIMEOUT ? OUT_TIMEOUT : OUT_ERROR, rv->msg, "",
+			    (long)wall);
+	}
+}
+
+/* The compile step failed (or the sandbox did): that is the response. */
+static json_t *plan_compile_failed(const struct config *cfg, const struct job *j, struct fb_run *fb,
+				   const struct run_facts *f, const struct run_verdict *rv)
+{
+	struct run_verdict final;
+	verdict_tests(fb, rv, false, &final);
+	struct response_in in = {.rep = f, .verdict = &final, .fb = fb};
+	return response_build(cfg, j, &in);
+}
+
+json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
+{
+	struct fb_run fb;
+	struct run_facts f, rep = {.r.violation_nr = -1};
+	struct run_verdict rv, acc = {.v = V_PASS};
+	json_t *resp = NULL;
+	bool have_rep = false, rep_is_bad = false, cancelled = false;
+	if (!plan_run_runner(cfg, slot, j, "compile", &fb, &f)) {
+		run_facts_free(&f);
+		fb_free(&fb);
+		return NULL;
+	}
+	verdict_run(&f, &rv);
+	if (!fb.have_compile || !fb.compile_ok || rv.v != V_PASS) {
+		resp = plan_compile_failed(cfg, j, &fb, &f, &rv);
+		run_facts_free(&f);
+		fb_free(&fb);
+		return resp;
+	}
+	run_facts_free(&f);
+	uint64_t usage[3] = {0, 0, 0}; /* CPU and wall summed, memory the peak */
+	for (size_t i = 0; i < j->req.ncases && !cancelled; i++) {
+		struct run_in in = {.stdin_data = j->req.cases[i].input,
+				    .stdin_len = j->req.cases[i].input_len,
+				    .seed = -1};
+		run_one(cfg, slot, j, &in, &f);
+		if ((cancelled = f.r.cancelled)) {
+			run_facts_free(&f);
+			break;
+		}
+		uint64_t cpu, wall, mem;
+		run_facts_usage(&f, &cpu, &wall, &mem);
+		usage[0] += cpu;
+		usage[1] += wall;
+		usage[2] = mem > usage[2] ? mem : usage[2];
+		verdict_run(&f, &rv);
+		plan_judge_case(&fb, j, i, &f, &rv);
+		bool bad = fb.tests[i].outcome != OUT_PASSED;
+		verdict_fold_case(&acc, &rv, bad, i);
+		/* The response's stdout/stderr are those of the first case that did
+		 * not pass, else of the last case. */
+		if (!rep_is_bad) {
+			if (have_rep)
+				run_facts_free(&rep);
+			rep = f;
+			have_rep = true;
+			rep_is_bad = bad;
+		} else {
+			run_facts_free(&f);
+		}
+	}
+	if (!cancelled) {
+		fb.done = true;
+		verdict_cases_done(&acc, &fb);
+		struct response_in in = {.rep = &rep, .verdict = &acc, .usage = usage, .fb = &fb};
+		resp = response_build(cfg, j, &in);
+	}
+	if (have_rep)
+		run_facts_free(&rep);
+	fb_free(&fb);
+	return resp;
+}

@@ -1,0 +1,30 @@
+/* A request's way through the run component: a plain run, or the plan of
+ * runs of a test request (plan.c); each run's evidence becomes a verdict
+ * (verdict.c) and the response is built once (response.c). */
+#include "sandboxd/run/run.h"
+
+#include "sandboxd/run/run_priv.h"
+
+static json_t *run_plain(const struct config *cfg, int slot, const struct job *j)
+{
+	struct run_facts f;
+	struct run_verdict v;
+	run_one(cfg, slot, j, NULL, &f);
+	json_t *resp = NULL;
+	if (!f.r.cancelled) {
+		verdict_run(&f, &v);
+		struct response_in in = {.rep = &f, .verdict = &v};
+		resp = response_build(cfg, j, &in);
+	}
+	run_facts_free(&f);
+	return resp;
+}
+
+json_t *run_request(const struct config *cfg, int slot, const struct job *j)
+{
+	if (j->req.format == FMT_NONE)
+		return run_plain(cfg, slot, j);
+	if (j->req.format == FMT_STDIO)
+		return plan_stdio(cfg, slot, j);
+	return plan_runner(cfg, slot, j);
+}

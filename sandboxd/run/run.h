@@ -1,0 +1,17 @@
+/* The run component: one request from a worker to its final response. It is
+ * the only owner of a run's cgroup and the only place a verdict is decided
+ * (docs/architecture.md). */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
+
+#include <jansson.h>
+
+#include "sandboxd/config.h"
+#include "sandboxd/server/runq.h"
+
+/* Runs every run the request needs (one, or a compile step and one per stdio
+ * case) and returns its response, built once from final values; NULL when
+ * the job was cancelled (client gone or daemon stopping). */
+json_t *run_request(const struct config *cfg, int slot, const struct job *j);
+
+#endif

@@ -1,0 +1,131 @@
+/* One run of a job. This file is the only owner of a run's cgroup: it
+ * creates it with the limits, lets the jail attach the job's init and read
+ * its CPU time, sweeps it once after the init is gone, reads its counters
+ * and removes it. */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "sandboxd/run/run_priv.h"
+
+#define RUN_SWEEP_MS 2000 /* how long the cgroup may take to empty after the kill */
+
+static atomic_uint_fast64_t g_seq;
+
+static int run_cg_attach(void *ctx, pid_t pid)
+{
+	return cg_job_attach(ctx, pid);
+}
+
+static int run_cg_cpu(void *ctx, uint64_t *ns)
+{
+	return cg_job_cpu_ns(ctx, ns);
+}
+
+/* The jail's plain description of the job: the profile's interpreter, binds
+ * and filter, the request's code, stdin and files, the resolved limits. */
+static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
+{
+	const struct profile *p = j->prof;
+	const struct proto_request *req = &j->req;
+	struct jail_file *files = calloc(req->nfiles ? req->nfiles : 1, sizeof *files);
+	if (!files)
+		return NULL;
+	for (size_t i = 0; i < req->nfiles; i++)
+		files[i] =
+		    (struct jail_file){req->files[i].path, req->files[i].data, req->files[i].len};
+	*jj = (struct jail_job){.lim = {j->lim.cpu_ms, j->lim.wall_ms, j->lim.memory_mb,
+					j->lim.pids, j->lim.output_kb, j->lim.tmpfs_mb},
+				.interpreter = p->interpreter,
+				.args = (const char *const *)p->args,
+				.nargs = p->nargs,
+				.ro_paths = (const char *const *)p->ro_paths,
+				.n_ro = p->n_ro,
+				.seccomp = &p->seccomp,
+				.code = req->code,
+				.code_len = req->code_len,
+				.stdin_data = req->stdin_data,
+				.stdin_len = req->stdin_len,
+				.files = files,
+				.nfiles = req->nfiles};
+	return files;
+}
+
+static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
+			const struct run_in *in, struct cg_job *cgj, struct run_facts *f)
+{
+	struct jail_job jj;
+	struct jail_spec spec;
+	uid_t uid = cfg->uid_base + (uid_t)slot;
+	struct jail_file *files = run_jail_job(j, &jj);
+	if (!files || jail_spec_init(&spec, &jj, uid, (gid_t)uid, cfg->root_dir, cgj != NULL) < 0) {
+		snprintf(f->error, sizeof f->error, "cannot prepare the jail");
+		free(files);
+		return;
+	}
+	if (in && in->stdin_data) {
+		spec.stdin_data = in->stdin_data;
+		spec.stdin_len = in->stdin_len;
+	}
+	if (in && in->job_json)
+		jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, in->job_json,
+				     in->job_len, in->key, in->seed);
+	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj};
+	jail_run(&spec, cgj ? &cg : NULL, j->cancel_fd, in ? in->hooks : NULL, &f->r);
+	free(files);
+}
+
+void run_one(const struct config *cfg, int slot, const struct job *j, const struct run_in *in,
+	     struct run_facts *f)
+{
+	struct cg_job cgj;
+	char err[256];
+	memset(f, 0, sizeof *f);
+	f->r.violation_nr = -1;
+	if (cfg->cg.version != CG_NONE) {
+		char name[64];
+		snprintf(name, sizeof name, "%s-%d-%" PRIuFAST64, cfg->cg.instance, slot,
+			 atomic_fetch_add(&g_seq, 1));
+		struct cg_limits cl = {.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
+				       .pids = (uint64_t)j->lim.pids};
+		f->have_cg = cg_job_create(&cfg->cg, name, &cl, &cgj, err, sizeof err) == 0;
+		if (!f->have_cg) {
+			snprintf(f->error, sizeof f->error, "cgroup: %.200s", err);
+			return;
+		}
+	}
+	run_in_jail(cfg, slot, j, in, f->have_cg ? &cgj : NULL, f);
+	if (!f->have_cg)
+		return;
+	/* The init is reaped, so its PID namespace is gone; the sweep catches
+	 * anything that still shows in the cgroup, then the counters are final. */
+	f->leftover = cg_job_kill(&cgj, RUN_SWEEP_MS) < 0;
+	f->have_stats = cg_job_stats(&cgj, &f->st) == 0;
+	cg_job_destroy(&cgj);
+	if (f->leftover)
+		log_msg("job %s: processes remained after the kill (slot %d)", j->req.id, slot);
+}
+
+void run_facts_free(struct run_facts *f)
+{
+	jail_result_free(&f->r);
+}
+
+uint64_t run_rusage_cpu_ms(const struct rusage *ru)
+{
+	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000u +
+	       (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000u;
+}
+
+void run_facts_usage(const struct run_facts *f, uint64_t *cpu_ms, uint64_t *wall_ms,
+		     uint64_t *mem_kb)
+{
+	*cpu_ms =
+	    f->have_stats && f->st.cpu_ns ? f->st.cpu_ns / 1000000u : run_rusage_cpu_ms(&f->r.ru);
+	*wall_ms = f->r.wall_ns / 1000000u;
+	*mem_kb = f->have_stats && f->st.memory_peak ? f->st.memory_peak / 1024u
+						     : (uint64_t)f->r.ru.ru_maxrss;
+}

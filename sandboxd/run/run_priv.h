@@ -1,0 +1,84 @@
+/* What the files of the run component share: the evidence of one run, the
+ * verdict made of it, and the response built from final values. */
+#ifndef SBX_RUN_PRIV_H
+#define SBX_RUN_PRIV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/protocol.h"
+#include "sandboxd/config.h"
+#include "sandboxd/feedback/feedback.h"
+#include "sandboxd/jail/cgroup.h"
+#include "sandboxd/jail/jail.h"
+#include "sandboxd/server/runq.h"
+
+/* How one run differs from a plain run of the request. */
+struct run_in {
+	const char *stdin_data; /* NULL: the request's stdin */
+	size_t stdin_len;
+	const char *job_json; /* non-NULL: run the in-jail runner on this job */
+	size_t job_len;
+	const char *key;
+	long long seed;
+	const struct jail_hooks *hooks;
+};
+
+/* Evidence of one finished run: what the jail saw and what its cgroup
+ * counted. Nothing here is a judgement. */
+struct run_facts {
+	struct jail_result r;
+	struct cg_stats st;
+	bool have_stats, have_cg;
+	bool leftover;	 /* processes remained in the cgroup after the kill (logged) */
+	char error[256]; /* the run could not be set up (cgroup, spec) */
+};
+
+struct run_verdict {
+	enum proto_verdict v;
+	enum proto_limit_hit hit;
+	char msg[256];
+};
+
+/* run.c: one run in a fresh cgroup: create, attach (through the jail), CPU
+ * reads, one kill sweep, stats, removal. */
+void run_one(const struct config *cfg, int slot, const struct job *j, const struct run_in *in,
+	     struct run_facts *f);
+void run_facts_free(struct run_facts *f);
+/* CPU (the cgroup's, else the init's rusage), wall and peak memory. */
+void run_facts_usage(const struct run_facts *f, uint64_t *cpu_ms, uint64_t *wall_ms,
+		     uint64_t *mem_kb);
+uint64_t run_rusage_cpu_ms(const struct rusage *ru);
+
+/* verdict.c: every verdict of the daemon. */
+void verdict_run(const struct run_facts *f, struct run_verdict *out);
+/* What the runner's records add up to, given the run's own verdict (a job
+ * limit, a sandbox error): settles every test's outcome; msg keeps the
+ * run's message or gets the reason. */
+enum proto_verdict verdict_records(struct fb_run *fb, enum proto_verdict run_v, bool watchdog,
+				   char *msg, size_t len);
+/* A runner request's verdict, as the response states it. */
+void verdict_tests(struct fb_run *fb, const struct run_verdict *run, bool watchdog,
+		   struct run_verdict *out);
+/* stdio: folds case i's run verdict into the request's (acc starts as pass). */
+void verdict_fold_case(struct run_verdict *acc, const struct run_verdict *rv, bool bad, size_t i);
+/* After the last case: a plain failure says what failed. */
+void verdict_cases_done(struct run_verdict *acc, const struct fb_run *fb);
+
+/* plan.c: the runs of a test request. */
+json_t *plan_runner(const struct config *cfg, int slot, const struct job *j);
+json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j);
+
+/* response.c: the response, built once. `rep` supplies output, exit status
+ * and the violation; usage is rep's unless `usage` is given (stdio totals);
+ * fb adds the test fields. */
+struct response_in {
+	const struct run_facts *rep;
+	const struct run_verdict *verdict;
+	const uint64_t *usage; /* cpu_ms, wall_ms, memory_kb; NULL: rep's */
+	const struct fb_run *fb;
+};
+json_t *response_build(const struct config *cfg, const struct job *j, const struct response_in *in);
+
+#endif

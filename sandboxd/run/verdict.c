@@ -1,0 +1,190 @@
+/* One verdict for a finished run, and which limit fired: the first cause
+ * wins, and a limit is only ever named from evidence (the daemon's own kill,
+ * the cgroup's OOM counter, a seccomp notification, RLIMIT signals). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sandboxd/run/run_priv.h"
+
+/* The run-level verdict: evidence from the jail and the cgroup only. */
+static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit_hit *hit,
+				     char *msg, size_t msglen)
+{
+	const struct jail_result *r = &f->r;
+	const struct cg_stats *st = &f->st;
+	bool have_stats = f->have_stats;
+	int sig = r->have_status && WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	bool exited0 = r->have_status && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
+	*hit = r->hit == JAIL_HIT_CPU	   ? HIT_CPU
+	       : r->hit == JAIL_HIT_WALL   ? HIT_WALL
+	       : r->hit == JAIL_HIT_OUTPUT ? HIT_OUTPUT
+					   : HIT_NONE;
+	msg[0] = '\0';
+	if (f->error[0]) {
+		snprintf(msg, msglen, "%s", f->error);
+		return V_ERROR;
+	}
+	/* A limit the daemon enforced itself is the first cause: it killed the job. */
+	if (*hit == HIT_CPU || *hit == HIT_WALL) {
+		snprintf(msg, msglen, "%s time limit exceeded", *hit == HIT_CPU ? "CPU" : "wall");
+		return V_TIMEOUT;
+	}
+	if (*hit == HIT_OUTPUT) {
+		snprintf(msg, msglen, "output limit exceeded");
+		return V_OUTPUT_LIMIT;
+	}
+	if (r->violation_nr >= 0) {
+		char name[64];
+		scmp_syscall_name(r->violation_nr, name, sizeof name);
+		snprintf(msg, msglen, "forbidden syscall %s", name);
+		return V_VIOLATION;
+	}
+	/* Any OOM kill in the job is the limit firing, even when the main
+	 * process survived it (a killed child, a worker pool): the run did not
+	 * get the memory it needed. */
+	if (have_stats && st->oom_kills > 0) {
+		*hit = HIT_MEMORY;
+		snprintf(msg, msglen, "memory limit exceeded (OOM kill)");
+		return V_MEMORY_LIMIT;
+	}
+	if (r->error[0] && !r->have_status) {
+		snprintf(msg, msglen, "%s", r->error);
+		return V_ERROR;
+	}
+	if (!r->have_status) {
+		snprintf(msg, msglen, "the job's init ended without reporting");
+		return V_ERROR;
+	}
+	if (sig == SIGSYS) {
+		snprintf(msg, msglen, "forbidden syscall (killed by SIGSYS)");
+		return V_VIOLATION;
+	}
+	/* RLIMIT_CPU (the backstop) sends SIGXCPU, then SIGKILL at the hard limit. */
+	uint64_t ru_cpu_ms = run_rusage_cpu_ms(&r->ru);
+	if (sig == SIGXCPU || (sig == SIGKILL && ru_cpu_ms >= (uint64_t)r->cpu_limit_ms)) {
+		*hit = HIT_CPU;
+		snprintf(msg, msglen, "CPU time limit exceeded (RLIMIT_CPU)");
+		return V_TIMEOUT;
+	}
+	if (sig == SIGXFSZ) {
+		*hit = HIT_FILE_SIZE;
+		snprintf(msg, msglen, "file size limit exceeded");
+		return V_OUTPUT_LIMIT;
+	}
+	if (have_stats && st->pids_max_hit > 0 && !exited0)
+		*hit = HIT_PIDS;
+	if (exited0)
+		return V_PASS;
+	if (sig)
+		snprintf(msg, msglen, "killed by signal %d (%s)%s", sig,
+			 sigdescr_np(sig) ? sigdescr_np(sig) : "unnamed signal",
+			 *hit == HIT_PIDS ? "; the pids limit refused forks" : "");
+	else
+		snprintf(msg, msglen, "exited with status %d%s", WEXITSTATUS(r->status),
+			 *hit == HIT_PIDS ? "; the pids limit refused forks" : "");
+	return V_RUNTIME_ERROR;
+}
+
+void verdict_run(const struct run_facts *f, struct run_verdict *out)
+{
+	out->v = verdict_of(f, &out->hit, out->msg, sizeof out->msg);
+}
+
+static bool verdict_is_limit(enum proto_verdict v)
+{
+	return v == V_TIMEOUT || v == V_MEMORY_LIMIT || v == V_OUTPUT_LIMIT || v == V_VIOLATION;
+}
+
+/* "3 of 5 tests did not pass: ..." for a plain failure. */
+static void verdict_fail_message(const struct fb_run *fb, char *msg, size_t len)
+{
+	size_t n[OUT_COUNT] = {0};
+	for (size_t i = 0; i < fb->ntests; i++)
+		if (fb->tests[i].outcome >= 0)
+			n[fb->tests[i].outcome]++;
+	snprintf(msg, len, "%zu of %zu tests did not pass: %zu failed, %zu errors, %zu timeouts",
+		 n[OUT_FAILED] + n[OUT_ERROR] + n[OUT_TIMEOUT], fb->ntests, n[OUT_FAILED],
+		 n[OUT_ERROR], n[OUT_TIMEOUT]);
+}
+
+/* A limit is named only with a limit verdict. */
+static void verdict_set(struct run_verdict *out, enum proto_verdict v, enum proto_limit_hit hit)
+{
+	out->v = v;
+	out->hit = verdict_is_limit(v) ? hit : HIT_NONE;
+}
+
+enum proto_verdict verdict_records(struct fb_run *fb, enum proto_verdict run_v, bool watchdog,
+				   char *msg, size_t len)
+{
+	switch (fb_settle(fb, run_v, watchdog)) {
+	case FB_JOB_LIMIT:
+		return run_v; /* finished tests keep their outcomes; msg is the limit's */
+	case FB_NOTHING:
+		if (run_v != V_ERROR || !msg[0])
+			snprintf(msg, len, "the test runner reported nothing");
+		return V_ERROR;
+	case FB_COMPILE_ERROR:
+		return V_COMPILE_ERROR;
+	case FB_HARNESS_ERROR:
+		snprintf(msg, len, "%s", fb->harness_error);
+		return V_ERROR;
+	case FB_MODULE_ERROR:
+		snprintf(msg, len, "%s", fb->module_message ? fb->module_message : "");
+		return V_RUNTIME_ERROR;
+	case FB_NO_TESTS:
+		snprintf(msg, len, "no tests found");
+		return V_ERROR;
+	case FB_WATCHDOG:
+		snprintf(msg, len, "a test ran past test_timeout_ms; the job was stopped");
+		return V_FAIL;
+	case FB_SOME_BAD:
+		return V_FAIL;
+	case FB_NONE_PASSED:
+		snprintf(msg, len, "no test passed");
+		return V_FAIL;
+	case FB_UNFINISHED:
+		snprintf(msg, len, "the process ended before the runner finished");
+		return V_RUNTIME_ERROR;
+	case FB_ALL_PASSED:
+		break;
+	}
+	return V_PASS;
+}
+
+void verdict_tests(struct fb_run *fb, const struct run_verdict *run, bool watchdog,
+		   struct run_verdict *out)
+{
+	char msg[sizeof out->msg];
+	snprintf(msg, sizeof msg, "%s", run->msg);
+	enum proto_verdict v = verdict_records(fb, run->v, watchdog, msg, sizeof msg);
+	/* For a plain failure the run's own message (e.g. its exit status) is
+	 * beside the point: say what failed. */
+	if (v == V_FAIL && !watchdog)
+		verdict_fail_message(fb, msg, sizeof msg);
+	if (v == V_PASS || v == V_COMPILE_ERROR)
+		msg[0] = '\0';
+	memcpy(out->msg, msg, sizeof msg);
+	verdict_set(out, v, run->hit);
+}
+
+void verdict_fold_case(struct run_verdict *acc, const struct run_verdict *rv, bool bad, size_t i)
+{
+	/* A violation outranks everything; otherwise the first limit seen. */
+	if ((rv->v == V_VIOLATION && acc->v != V_VIOLATION) ||
+	    ((verdict_is_limit(rv->v) || rv->v == V_ERROR) && !verdict_is_limit(acc->v) &&
+	     acc->v != V_ERROR)) {
+		verdict_set(acc, rv->v, rv->hit);
+		snprintf(acc->msg, sizeof acc->msg, "case %zu: %.200s", i + 1, rv->msg);
+	} else if (bad && acc->v == V_PASS) {
+		acc->v = V_FAIL;
+	}
+}
+
+void verdict_cases_done(struct run_verdict *acc, const struct fb_run *fb)
+{
+	if (acc->v == V_FAIL)
+		verdict_fail_message(fb, acc->msg, sizeof acc->msg);
+}

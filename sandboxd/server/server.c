@@ -1,0 +1,482 @@
+/* One thread owns every connection; workers never touch a socket. A client
+ * can only ever cost the daemon its own bounded buffers: lines are capped,
+ * writes never block, and a client that stops reading only fills its own
+ * output queue until it is dropped. */
+#include "sandboxd/server/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+#define MAX_CONNS 4096
+#define MAX_UNSENT (512u << 20) /* a client that reads nothing is dropped past this */
+
+struct conn {
+	uint64_t id;
+	int fd;
+	char *in;
+	size_t in_len, in_cap;
+	bool skipping;	  /* discarding the rest of an over-long line */
+	bool read_closed; /* the client half-closed: answer what is pending, then close */
+	bool dead;	  /* to be closed (and its jobs cancelled) by the loop */
+	char *out;
+	size_t out_len, out_off;
+	size_t pending; /* jobs queued or running for this connection */
+	struct conn *next;
+};
+
+struct posted {
+	uint64_t conn_id;
+	char *line;
+	struct posted *next;
+};
+
+static int listen_fd = -1, wake_fd = -1;
+static struct conn *conns;
+static size_t nconns;
+static uint64_t next_conn_id = 1;
+static pthread_mutex_t post_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct posted *post_head, *post_tail;
+
+int server_listen(const struct config *cfg, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(cfg->socket_path) >= sizeof sa.sun_path) {
+		snprintf(err, errlen, "socket path too long: %s", cfg->socket_path);
+		return -1;
+	}
+	strcpy(sa.sun_path, cfg->socket_path);
+	/* A socket left by a crashed daemon would make bind() fail. Only a
+	 * socket is removed, never a file someone put there. */
+	struct stat st;
+	if (lstat(cfg->socket_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen, "%s exists and is not a socket", cfg->socket_path);
+			return -1;
+		}
+		unlink(cfg->socket_path);
+	}
+	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (listen_fd < 0)
+		goto fail;
+	/* Created 0600 under the umask, then opened to the served group: never
+	 * a moment where anyone else could connect. */
+	mode_t old = umask(0177);
+	int rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc < 0 || chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
+	    chmod(cfg->socket_path, 0660) < 0 || listen(listen_fd, 128) < 0)
+		goto fail;
+	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wake_fd < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "socket %s: %s", cfg->socket_path, strerror(errno));
+	return -1;
+}
+
+void server_post(uint64_t conn_id, char *line)
+{
+	struct posted *p = malloc(sizeof *p);
+	if (!p) {
+		free(line);
+		return;
+	}
+	p->conn_id = conn_id;
+	p->line = line;
+	p->next = NULL;
+	pthread_mutex_lock(&post_mu);
+	if (post_tail)
+		post_tail->next = p;
+	else
+		post_head = p;
+	post_tail = p;
+	pthread_mutex_unlock(&post_mu);
+	uint64_t one = 1;
+	(void)!write(wake_fd, &one, sizeof one);
+}
+
+static bool gid_allowed(const struct config *cfg, gid_t gid)
+{
+	for (int i = 0; i < cfg->n_allow_gid; i++)
+		if (cfg->allow_gid[i] == gid)
+			return true;
+	return false;
+}
+
+/* Root, an allowed uid, or a member of an allowed group: the primary gid
+ * from SO_PEERCRED, else the user's supplementary groups as the system's
+ * group database lists them (the same membership that let the peer open
+ * the 0660 socket in the first place). */
+static bool peer_allowed(const struct config *cfg, const struct ucred *cr)
+{
+	if (cr->uid == 0 || gid_allowed(cfg, cr->gid))
+		return true;
+	for (int i = 0; i < cfg->n_allow_uid; i++)
+		if (cfg->allow_uid[i] == cr->uid)
+			return true;
+	if (!cfg->n_allow_gid)
+		return false;
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	gid_t groups[256];
+	int n = 256;
+	if (getpwuid_r(cr->uid, &pw, buf, sizeof buf, &found) != 0 || !found ||
+	    getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (gid_allowed(cfg, groups[i]))
+			return true;
+	return false;
+}
+
+/* Appends one response line; false when the client's backlog is too big. */
+static bool conn_queue(struct conn *c, const char *line)
+{
+	size_t n = strlen(line);
+	if (c->out_len - c->out_off + n + 1 > MAX_UNSENT)
+		return false;
+	if (c->out_off > 0 && c->out_off == c->out_len)
+		c->out_len = c->out_off = 0;
+	char *nb = realloc(c->out, c->out_len + n + 1);
+	if (!nb)
+		return false;
+	c->out = nb;
+	memcpy(c->out + c->out_len, line, n);
+	c->out[c->out_len + n] = '\n';
+	c->out_len += n + 1;
+	return true;
+}
+
+static bool conn_error(struct conn *c, const char *id, enum proto_errcode code, const char *msg)
+{
+	char *line = proto_error_line(id, code, msg);
+	bool ok = line && conn_queue(c, line);
+	free(line);
+	return ok;
+}
+
+static void conn_close(struct conn **pp, struct runq *q)
+{
+	struct conn *c = *pp;
+	*pp = c->next;
+	if (c->pending)
+		runq_cancel_conn(q, c->id);
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	free(c);
+	nconns--;
+}
+
+/* Returns false when there is nothing (more) to accept. */
+static bool accept_one(const struct config *cfg)
+{
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return false;
+	struct ucred cr;
+	socklen_t len = sizeof cr;
+	struct conn tmp = {.fd = fd};
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || !peer_allowed(cfg, &cr) ||
+	    nconns >= MAX_CONNS) {
+		bool full = nconns >= MAX_CONNS;
+		conn_error(&tmp, NULL, full ? E_BUSY : E_FORBIDDEN,
+			   full ? "too many connections" : "this uid/gid is not served");
+		if (tmp.out)
+			(void)!send(fd, tmp.out, tmp.out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		free(tmp.out);
+		close(fd);
+		if (!full)
+			log_msg("refused a client: uid %u gid %u", (unsigned)cr.uid,
+				(unsigned)cr.gid);
+		return true;
+	}
+	struct conn *c = calloc(1, sizeof *c);
+	if (!c) {
+		close(fd);
+		return true;
+	}
+	c->fd = fd;
+	c->id = next_conn_id++;
+	c->next = conns;
+	conns = c;
+	nconns++;
+	return true;
+}
+
+static void handle_line(const struct config *cfg, struct runq *q, struct conn *c, char *line,
+			size_t len)
+{
+	struct proto_request req;
+	struct proto_error perr;
+	char *id = NULL;
+	if (len == 0)
+		return;
+	if (proto_parse_request(line, len, &cfg->bounds, &req, &id, &perr) < 0) {
+		conn_error(c, id, perr.code, perr.message);
+		free(id);
+		return;
+	}
+	free(id);
+	if (req.op == OP_PING) {
+		size_t queued, running;
+		runq_counts(q, &queued, &running);
+		json_t *o = json_pack("{s:s,s:s,s:i,s:I,s:I}", F_ID, req.id, P_VERSION,
+				      PROTO_VERSION, P_WORKERS, cfg->workers, P_QUEUED,
+				      (json_int_t)queued, P_RUNNING, (json_int_t)running);
+		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+		if (s)
+			conn_queue(c, s);
+		free(s);
+		json_decref(o);
+		proto_request_free(&req);
+		return;
+	}
+	const struct profile *p = profile_find(&cfg->profiles, req.policy);
+	char msg[128];
+	struct job *j = p ? job_new() : NULL;
+	if (!p) {
+		conn_error(c, req.id, E_UNKNOWN_POLICY, "no such policy");
+	} else if (!j) {
+		conn_error(c, req.id, E_INTERNAL, "out of memory");
+	} else if (limits_resolve(&req.limits, p, &j->lim, msg, sizeof msg) < 0) {
+		conn_error(c, req.id, E_BAD_LIMITS, msg);
+	} else {
+		j->conn_id = c->id;
+		j->prof = p;
+		j->req = req;
+		if (runq_push(q, j) == 0) {
+			c->pending++;
+			return; /* the job owns the request now */
+		}
+		memset(&j->req, 0, sizeof j->req);
+		conn_error(c, req.id, E_BUSY, "the job queue is full; retry later");
+	}
+	job_free(j);
+	proto_request_free(&req);
+}
+
+/* Reads what is there and handles every complete line; false: close. */
+static bool conn_read(const struct config *cfg, struct runq *q, struct conn *c)
+{
+	size_t cap = cfg->bounds.max_line + 1;
+	for (int rounds = 0; rounds < 16; rounds++) {
+		if (c->in_cap < cap && c->in_len == c->in_cap) {
+			size_t ncap = c->in_cap ? c->in_cap * 2 : 65536;
+			ncap = ncap > cap ? cap : ncap;
+			char *nb = realloc(c->in, ncap);
+			if (!nb)
+				return false;
+			c->in = nb;
+			c->in_cap = ncap;
+		}
+		ssize_t n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (n == 0) {
+			c->read_closed = true;
+			return true;
+		}
+		size_t start = 0, end = c->in_len + (size_t)n;
+		for (size_t i = c->in_len; i < end; i++) {
+			if (c->in[i] != '\n')
+				continue;
+			if (!c->skipping)
+				handle_line(cfg, q, c, c->in + start, i - start);
+			c->skipping = false;
+			start = i + 1;
+		}
+		memmove(c->in, c->in + start, end - start);
+		c->in_len = end - start;
+		if (c->in_len == cap) {
+			/* An over-long line: answer once, then drop bytes up to its end. */
+			if (!c->skipping)
+				conn_error(c, NULL, E_TOO_LARGE, "request line too long");
+			c->skipping = true;
+			c->in_len = 0;
+		}
+	}
+	return true;
+}
+
+static bool conn_write(struct conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->out_off += (size_t)n;
+	}
+	return true;
+}
+
+/* Takes every posted response at once, so workers wait on the lock only
+ * for a pointer swap. */
+static struct posted *take_posted(void)
+{
+	pthread_mutex_lock(&post_mu);
+	struct posted *p = post_head;
+	post_head = post_tail = NULL;
+	pthread_mutex_unlock(&post_mu);
+	return p;
+}
+
+static void deliver_posted(void)
+{
+	uint64_t v;
+	(void)!read(wake_fd, &v, sizeof v);
+	struct posted *p = take_posted();
+	while (p) {
+		struct posted *n = p->next;
+		for (struct conn *c = conns; c; c = c->next)
+			if (c->id == p->conn_id) {
+				c->pending--;
+				if (!conn_queue(c, p->line))
+					c->dead = true;
+				break;
+			}
+		free(p->line);
+		free(p);
+		p = n;
+	}
+}
+
+static void tell_shutdown(const struct job *j, void *ctx)
+{
+	(void)ctx;
+	for (struct conn *c = conns; c; c = c->next)
+		if (c->id == j->conn_id)
+			conn_error(c, j->req.id, E_SHUTTING_DOWN,
+				   "the daemon is stopping; the job was not run to completion");
+}
+
+/* Last words: a bounded blocking write of what each client is owed, at
+ * most 200 ms per client and FLUSH_ALL_MS in all, so that many clients that
+ * stopped reading cannot hold the shutdown. */
+#define FLUSH_ALL_MS 2000
+static void flush_all(void)
+{
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (struct conn *c = conns; c; c = c->next) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >
+		    FLUSH_ALL_MS)
+			break;
+		int fl = fcntl(c->fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+		while (c->out_off < c->out_len) {
+			ssize_t n =
+			    send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+			if (n <= 0)
+				break;
+			c->out_off += (size_t)n;
+		}
+	}
+}
+
+void server_free_posted(void)
+{
+	/* Only now: a worker finishing its last job may still have posted. */
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+	struct posted *p = take_posted();
+	while (p) {
+		struct posted *n = p->next;
+		free(p->line);
+		free(p);
+		p = n;
+	}
+}
+
+int server_run(const struct config *cfg, struct runq *q, int sigfd)
+{
+	struct pollfd *pfd = calloc(MAX_CONNS + 3, sizeof *pfd);
+	struct conn **idx = calloc(MAX_CONNS, sizeof *idx);
+	if (!pfd || !idx) {
+		free(pfd);
+		free(idx);
+		return -1;
+	}
+	for (;;) {
+		nfds_t n = 0;
+		pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
+		size_t k = 0;
+		for (struct conn *c = conns; c && k < MAX_CONNS; c = c->next) {
+			short ev =
+			    (c->read_closed ? 0 : POLLIN) | (c->out_off < c->out_len ? POLLOUT : 0);
+			idx[k++] = c;
+			pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
+		}
+		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[2].revents) {
+			struct signalfd_siginfo si;
+			(void)!read(sigfd, &si, sizeof si);
+			log_msg("signal %u: shutting down", si.ssi_signo);
+			break;
+		}
+		if (pfd[1].revents)
+			deliver_posted();
+		for (size_t i = 0; i < k; i++) {
+			struct conn *c = idx[i];
+			short re = pfd[3 + i].revents;
+			if ((re & POLLIN) && !c->read_closed && !conn_read(cfg, q, c))
+				c->dead = true;
+			/* POLLHUP means both directions are gone: the client closed,
+			 * which cancels its jobs. A half-close only sets read_closed. */
+			if (re & (POLLHUP | POLLERR))
+				c->dead = true;
+			if (!c->dead && !conn_write(c))
+				c->dead = true;
+			if (c->read_closed && c->pending == 0 && c->out_off == c->out_len)
+				c->dead = true;
+		}
+		for (struct conn **pp = &conns; *pp;) {
+			if ((*pp)->dead)
+				conn_close(pp, q);
+			else
+				pp = &(*pp)->next;
+		}
+		if (pfd[0].revents)
+			for (int a = 0; a < 64 && accept_one(cfg); a++)
+				;
+	}
+	/* Stop taking connections first, then answer every pending request. */
+	close(listen_fd);
+	unlink(cfg->socket_path);
+	deliver_posted();
+	runq_shutdown(q, tell_shutdown, NULL);
+	flush_all();
+	while (conns)
+		conn_close(&conns, q);
+	free(pfd);
+	free(idx);
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* A worker thread takes a job, hands it to the run component and posts
+ * exactly one response line. */
+#include "sandboxd/server/worker.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "sandboxd/run/run.h"
+
+/* What a worker is doing, for the log of a shutdown that has to abandon it. */
+struct worker {
+	pthread_t tid;
+	int slot;
+	pthread_mutex_t mu;
+	char job_id[128]; /* "" when idle; a long id is cut for the log */
+	uint64_t started_ms;
+};
+
+/* Test-only (set by whoever starts the root daemon, never by a client): the
+ * worker that takes a job with this id blocks forever with every signal
+ * blocked, standing in for a syscall that never returns. It proves that
+ * shutdown does not depend on every worker finishing. */
+static const char *g_hang_id;
+
+static const struct config *g_cfg;
+static struct runq *g_q;
+static worker_post_fn g_post;
+static struct worker *g_workers;
+static int g_nworkers;
+
+static uint64_t worker_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void worker_set_job(struct worker *w, const char *id)
+{
+	pthread_mutex_lock(&w->mu);
+	snprintf(w->job_id, sizeof w->job_id, "%s", id ? id : "");
+	w->started_ms = worker_now_ms();
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void worker_test_hang(void)
+{
+	int p[2];
+	char b;
+	if (pipe(p) == 0)
+		while (read(p[0], &b, 1) != 0)
+			; /* the write end stays open here: never EOF */
+}
+
+static void run_job(struct worker *w, struct job *j)
+{
+	const struct config *cfg = g_cfg;
+	json_t *resp;
+	if (g_hang_id && strcmp(g_hang_id, j->req.id) == 0)
+		worker_test_hang();
+	resp = run_request(cfg, w->slot, j);
+	if (!resp) {
+		log_msg("job %s cancelled (client gone or daemon stopping)", j->req.id);
+		return;
+	}
+	char *u = json_dumps(json_object_get(resp, R_USAGE), JSON_COMPACT);
+	const char *msg = json_string_value(json_object_get(resp, R_MESSAGE));
+	log_msg("job %s: %s %s%s%s", j->req.id, json_string_value(json_object_get(resp, R_VERDICT)),
+		u ? u : "", msg && msg[0] ? " " : "", msg ? msg : "");
+	free(u);
+	char *line = json_dumps(resp, JSON_COMPACT);
+	json_decref(resp);
+	if (!line)
+		line = proto_error_line(j->req.id, E_INTERNAL, "could not encode the response");
+	if (line)
+		g_post(j->conn_id, line);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct job *j;
+	while ((j = runq_pop(g_q))) {
+		worker_set_job(w, j->req.id);
+		run_job(w, j);
+		worker_set_job(w, NULL);
+		runq_done(g_q, j);
+		job_free(j);
+	}
+	return NULL;
+}
+
+int workers_start(const struct config *cfg, struct runq *q, worker_post_fn post)
+{
+	g_cfg = cfg;
+	g_q = q;
+	g_post = post;
+	g_hang_id = getenv("SANDBOXD_TEST_HANG_ID");
+	g_workers = calloc((size_t)cfg->workers, sizeof *g_workers);
+	if (!g_workers)
+		return -1;
+	for (int i = 0; i < cfg->workers; i++) {
+		g_workers[i].slot = i;
+		pthread_mutex_init(&g_workers[i].mu, NULL);
+		if (pthread_create(&g_workers[i].tid, NULL, worker_main, &g_workers[i]) != 0)
+			return -1;
+		g_nworkers++;
+	}
+	return 0;
+}
+
+int workers_join(int timeout_ms)
+{
+	struct timespec dl;
+	int abandoned = 0;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	for (int i = 0; i < g_nworkers; i++) {
+		struct worker *w = &g_workers[i];
+		if (pthread_timedjoin_np(w->tid, NULL, &dl) == 0)
+			continue;
+		/* The thread is stuck where nothing can interrupt it; the process
+		 * exit ends it, and the cgroup cleanup after this kills its job. */
+		pthread_mutex_lock(&w->mu);
+		log_msg("shutdown: worker slot %d did not stop within %d ms; abandoning job %s "
+			"(running for %" PRIu64 " ms)",
+			w->slot, timeout_ms, w->job_id[0] ? w->job_id : "(none)",
+			worker_now_ms() - w->started_ms);
+		pthread_mutex_unlock(&w->mu);
+		abandoned++;
+	}
+	if (abandoned == 0) {
+		free(g_workers);
+		g_workers = NULL;
+		g_nworkers = 0;
+	}
+	return abandoned;
+}
