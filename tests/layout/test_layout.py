@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""The tree's shape, checked on the built objects (run by `make layout`,
+part of `make check`):
+
+- no link-level cycle between source files, and no call against the
+  component order of docs/architecture.md;
+- no source file over the size rule;
+- a C harness links against libsbx.a and jansson alone, and nm shows no
+  daemon symbol in it;
+- the daemon ELF is hardened: PIE, BIND_NOW, RELRO, stack protector and
+  _FORTIFY_SOURCE checks.
+
+Each check is shown able to fail by a control that feeds it a bad input.
+Environment: SBX_BUILD (default build), the tree's root is the cwd.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BUILD = os.environ.get("SBX_BUILD", "build")
+# Components in dependency order: each may use only those after it.
+DAEMON_ORDER = ["sandboxd/server", "sandboxd/run", "sandboxd/feedback", "sandboxd/policy",
+                "sandboxd/jail", "common"]
+CLIENT_ORDER = ["client/cli", "client/eval", "client/lib", "common"]
+SOURCE_LIMIT = 600
+# Files that may be longer, with the reason (kept short on purpose).
+SIZE_EXEMPT = {}
+# What only the daemon defines: none of it may reach a harness.
+DAEMON_PREFIXES = ("jail_", "cg_", "run_", "scmp_", "fb_", "verdict_", "plan_", "response_",
+                   "server_", "runq_", "worker", "profile_", "mounts_", "ns_", "net_",
+                   "uid_", "caps_", "rlimits_", "kfeat_", "stdio_match", "runner_job")
+
+
+def component_of(path, order):
+    for c in order:
+        if path.startswith(c + "/"):
+            return c
+    return None
+
+
+def nm_symbols(obj):
+    """(defined, undefined) global symbol sets of one object file."""
+    out = subprocess.run(["nm", "-g", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            undefined.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBRVWC":
+            defined.add(parts[2])
+    return defined, undefined
+
+
+def link_graph(objs):
+    """Edges source -> source where the first uses a symbol the second defines."""
+    defs, uses = {}, {}
+    for src, obj in objs.items():
+        d, u = nm_symbols(obj)
+        uses[src] = u
+        for s in d:
+            defs[s] = src
+    graph = {src: set() for src in objs}
+    for src, u in uses.items():
+        for s in u:
+            if s in defs and defs[s] != src:
+                graph[src].add(defs[s])
+    return graph
+
+
+def cycles(graph):
+    """Strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def against_the_grain(graph, order):
+    bad = []
+    for a, targets in graph.items():
+        ca = component_of(a, order)
+        for b in targets:
+            cb = component_of(b, order)
+            if ca and cb and order.index(cb) < order.index(ca):
+                bad.append("%s -> %s (%s may not use %s)" % (a, b, ca, cb))
+    return sorted(bad)
+
+
+def objects(order):
+    objs = {}
+    for c in order:
+        for f in sorted(os.listdir(c)):
+            if f.endswith(".c"):
+                src = "%s/%s" % (c, f)
+                obj = "%s/obj/%s.o" % (BUILD, src[:-2])
+                if os.path.exists(obj):
+                    objs[src] = obj
+    return objs
+
+
+class Layout(unittest.TestCase):
+    def test_no_cycles_and_one_way(self):
+        for order in (DAEMON_ORDER, CLIENT_ORDER):
+            objs = objects(order)
+            self.assertGreater(len(objs), 5, "no objects under %s: build first" % BUILD)
+            g = link_graph(objs)
+            self.assertEqual(cycles(g), [], "link-level cycles between source files")
+            self.assertEqual(against_the_grain(g, order), [],
+                             "calls against the component order")
+
+    def test_cycle_detection_can_fail(self):
+        g = {"a.c": {"b.c"}, "b.c": {"c.c"}, "c.c": {"a.c"}, "d.c": {"a.c"}}
+        self.assertEqual(cycles(g), [["a.c", "b.c", "c.c"]])
+        g = {"sandboxd/jail/x.c": {"sandboxd/run/y.c"}, "sandboxd/run/y.c": set()}
+        self.assertEqual(len(against_the_grain(g, DAEMON_ORDER)), 1)
+
+    def test_source_sizes(self):
+        long = []
+        for root in ("common", "sandboxd", "client"):
+            for d, _, files in os.walk(root):
+                for f in files:
+                    if f.endswith((".c", ".h", ".py")):
+                        p = os.path.join(d, f)
+                        n = sum(1 for _ in open(p, encoding="utf-8", errors="replace"))
+                        if n > SOURCE_LIMIT and p not in SIZE_EXEMPT:
+                            long.append("%s: %d lines" % (p, n))
+        self.assertEqual(long, [], "source files over %d lines" % SOURCE_LIMIT)
+
+    def test_harness_links_libsbx_alone(self):
+        lib = "%s/libsbx.a" % BUILD
+        self.assertTrue(os.path.exists(lib), "build %s first" % lib)
+        with tempfile.TemporaryDirectory() as tmp:
+            exe = os.path.join(tmp, "harness")
+            jansson = subprocess.run(["pkg-config", "--cflags", "--libs", "jansson"],
+                                     capture_output=True, text=True).stdout.split()
+            subprocess.run(["cc", "-std=c17", "-Wall", "-Werror", "-Iclient/lib",
+                            "examples/harness/harness.c", lib] + jansson + ["-o", exe],
+                           check=True)
+            syms = subprocess.run(["nm", exe], capture_output=True, text=True,
+                                  check=True).stdout
+            names = {l.split()[-1] for l in syms.splitlines() if l.split()}
+            leaked = sorted(n for n in names if n.startswith(DAEMON_PREFIXES))
+            self.assertEqual(leaked, [], "daemon symbols in a libsbx harness")
+            self.assertIn("sbx_connect", names)
+        # The control: a daemon object in the link is caught.
+        fake = {"jail_run", "sbx_connect"}
+        self.assertEqual(sorted(n for n in fake if n.startswith(DAEMON_PREFIXES)),
+                         ["jail_run"])
+
+    def hardening(self, elf):
+        """What the ELF lacks of the hardening flags (empty: all there)."""
+        missing = []
+        hdr = subprocess.run(["readelf", "-h", "-d", "-l", "-W", elf], capture_output=True,
+                             text=True, check=True).stdout
+        if not re.search(r"Type:\s+DYN", hdr) or "PIE" not in hdr:
+            missing.append("PIE")
+        if "BIND_NOW" not in hdr and not re.search(r"FLAGS_1.*NOW", hdr):
+            missing.append("BIND_NOW")
+        if "GNU_RELRO" not in hdr:
+            missing.append("RELRO")
+        syms = subprocess.run(["nm", "-D", elf], capture_output=True, text=True,
+                              check=True).stdout
+        if "__stack_chk_fail" not in syms:
+            missing.append("stack protector")
+        if not re.search(r"__\w+_chk\b", syms):
+            missing.append("fortify")
+        return missing
+
+    def test_daemon_hardened(self):
+        elf = "%s/sandboxd" % BUILD
+        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
+        if os.environ.get("SBX_SAN"):
+            self.skipTest("sanitizer build: _FORTIFY_SOURCE is off under sanitizers")
+        self.assertEqual(self.hardening(elf), [])
+
+    def test_hardening_check_can_fail(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            src, exe = os.path.join(tmp, "p.c"), os.path.join(tmp, "p")
+            with open(src, "w") as f:
+                f.write("int main(void) { return 0; }\n")
+            subprocess.run(["cc", "-O0", "-no-pie", "-fno-stack-protector", src, "-o", exe],
+                           check=True)
+            got = self.hardening(exe)
+            for want in ("PIE", "BIND_NOW", "stack protector", "fortify"):
+                self.assertIn(want, got)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
