@@ -422,7 +422,8 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 		} else if (strcmp(key, F_CODE) == 0 || strcmp(key, F_STDIN) == 0) {
 			if (!json_is_string(v))
 				return fail(err, E_BAD_REQUEST, "\"%s\" must be a string", key);
-			if (key[0] == 'c') {
+			bool is_code = strcmp(key, F_CODE) == 0;
+			if (is_code) {
 				if (memchr(json_string_value(v), 0, json_string_length(v)))
 					return fail(err, E_BAD_REQUEST,
 						    "\"code\" contains a NUL byte");
@@ -430,7 +431,7 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 			} else {
 				r->stdin_data = dup_string(v, &r->stdin_len);
 			}
-			if (!(key[0] == 'c' ? r->code : r->stdin_data))
+			if (!(is_code ? r->code : r->stdin_data))
 				return fail(err, E_INTERNAL, "out of memory");
 		} else if (strcmp(key, F_FILES) == 0) {
 			rc = parse_files(v, b, r, err);

@@ -1,11 +1,9 @@
-/* The sbx subcommands beyond `run` and `ping`. Exit codes shared by all. */
+/* The sbx subcommands beyond `run` and `ping`; exit codes in common/exitcodes.h. */
 #ifndef SBX_CMD_H
 #define SBX_CMD_H
 
-#define CMD_FAILED 1 /* the command ran and failed */
-#define CMD_USAGE 2
-#define CMD_UNREACHABLE 3
-#define CMD_DAEMON_ERROR 4
+#include "common/exitcodes.h"
+
 
 int cmd_eval(const char *sock, int argc, char **argv);
 int cmd_score(int argc, char **argv);

@@ -73,7 +73,7 @@ int cmd_eval(const char *sock, int argc, char **argv)
 	const char **ids = NULL;
 	char *tasks_arg = NULL;
 	bool have_format = false;
-	int rc = CMD_USAGE;
+	int rc = EXIT_USAGE;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long n;
@@ -158,7 +158,7 @@ int cmd_eval(const char *sock, int argc, char **argv)
 		goto bad;
 	}
 	char err[1024];
-	rc = eval_run(&o, err, sizeof err) == 0 ? 0 : CMD_FAILED;
+	rc = eval_run(&o, err, sizeof err) == 0 ? 0 : EXIT_FAILED;
 	if (rc)
 		fprintf(stderr, "sbx eval: %s\n", err);
 	goto out;
@@ -177,7 +177,7 @@ int cmd_score(int argc, char **argv)
 	const char **paths = calloc((size_t)argc + 1, sizeof *paths);
 	size_t n = 0;
 	if (!paths)
-		return CMD_FAILED;
+		return EXIT_FAILED;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			as_json = true;
@@ -187,7 +187,7 @@ int cmd_score(int argc, char **argv)
 			fprintf(stderr,
 				"usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
 			free(paths);
-			return CMD_USAGE;
+			return EXIT_USAGE;
 		} else {
 			paths[n++] = argv[i];
 		}
@@ -195,7 +195,7 @@ int cmd_score(int argc, char **argv)
 	if (n == 0) {
 		fprintf(stderr, "usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
 		free(paths);
-		return CMD_USAGE;
+		return EXIT_USAGE;
 	}
 	struct score_table t;
 	char err[1024];
@@ -203,7 +203,7 @@ int cmd_score(int argc, char **argv)
 	if (score_load(paths, n, stderr, &t, err, sizeof err) < 0) {
 		fprintf(stderr, "sbx score: %s\n", err);
 		free(paths);
-		return CMD_FAILED;
+		return EXIT_FAILED;
 	}
 	score_finish(&t);
 	if (as_json) {
@@ -218,7 +218,7 @@ int cmd_score(int argc, char **argv)
 	}
 	if (plot && score_plot_svg(&t, plot, err, sizeof err) < 0) {
 		fprintf(stderr, "sbx score: %s\n", err);
-		rc = CMD_FAILED;
+		rc = EXIT_FAILED;
 	}
 	score_free(&t);
 	free(paths);

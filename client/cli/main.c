@@ -11,11 +11,9 @@
 #include "common/numparse.h"
 #include "common/protocol.h"
 #include "client/cli/cmd.h"
+#include "common/exitcodes.h"
 #include "client/lib/sbx.h"
 
-#define EXIT_USAGE 2
-#define EXIT_UNREACHABLE 3
-#define EXIT_DAEMON_ERROR 4
 #define MAX_INPUT (64u << 20)
 
 static void usage(FILE *f)
@@ -167,7 +165,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		while (k < sizeof lim / sizeof lim[0] && strcmp(a, lim[k].flag) != 0)
 			k++;
 		if (strcmp(a, "--pretty") == 0 || strcmp(a, "--explain") == 0) {
-			pretty = a[2] == 'p' ? 1 : 2;
+			pretty = strcmp(a, "--pretty") == 0 ? 1 : 2;
 			continue;
 		}
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
@@ -203,19 +201,18 @@ static int cmd_run(const char *sock, int argc, char **argv)
 			tests_path = v;
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
 			   strcmp(a, "--coverage") == 0) {
-			json_object_set_new(req,
-					    a[2] == 'f'	  ? F_FORMAT
-					    : a[2] == 'e' ? F_ENTRY_POINT
-							  : F_COVERAGE,
-					    json_string(v));
+			const char *field = strcmp(a, "--format") == 0	     ? F_FORMAT
+					    : strcmp(a, "--entry-point") == 0 ? F_ENTRY_POINT
+									      : F_COVERAGE;
+			json_object_set_new(req, field, json_string(v));
 		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0) {
 			/* seeds may be 0; the daemon range-checks both */
-			if (num_parse_long(v, a[2] == 's' ? 0 : 1, 0x7fffffffL, &n) < 0) {
+			bool seed = strcmp(a, "--seed") == 0;
+			if (num_parse_long(v, seed ? 0 : 1, 0x7fffffffL, &n) < 0) {
 				snprintf(err, sizeof err, "%s: not a valid number: %s", a, v);
 				goto out;
 			}
-			json_object_set_new(req, a[2] == 'p' ? F_PARTIAL_TESTS : F_SEED,
-					    json_integer(n));
+			json_object_set_new(req, seed ? F_SEED : F_PARTIAL_TESTS, json_integer(n));
 		} else if (strcmp(a, "--test-timeout") == 0) {
 			if (num_parse_seconds_ms(v, &n) < 0) {
 				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);

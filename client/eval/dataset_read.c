@@ -9,6 +9,7 @@
 
 #include "client/eval/dataset.h"
 #include "client/eval/dataset_priv.h"
+#include "common/errfmt.h"
 
 #define MAX_LINE DS_MAX_LINE
 #define READ_CHUNK DS_READ_CHUNK
@@ -180,7 +181,7 @@ int ds_load(const char *path, enum ds_format fmt, FILE *warn, struct ds_set *out
 	memset(out, 0, sizeof *out);
 	if (!(r.gz = gzopen(path, "rb")))
 		return fail(-1, err, errlen, "cannot open %s: %s", path,
-			    errno ? strerror(errno) : "out of memory");
+			    errno ? errfmt_desc(errno) : "out of memory");
 	/* Only a speed-up; it can fail only once reading has begun. */
 	(void)gzbuffer(r.gz, 128 * 1024);
 	json_t *seen = json_object(); /* id -> line: a hash set for duplicates */

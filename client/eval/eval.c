@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "client/eval/score.h"
+#include "common/errfmt.h"
 
 #define DEFAULT_TURNS 10	      /* ConvCodeWorld's feedback turns */
 #define DEFAULT_GEN_TIMEOUT_MS 600000 /* a slow model endpoint still answers */
@@ -65,36 +66,27 @@ void eval_opts_default(struct eval_opts *o)
 	};
 }
 
-static int ferr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* --- options ---------------------------------------------------------------- */
 
 static int check_opts(const struct eval_opts *o, const struct eval_setting **sets, size_t *nsets,
 		      char *err, size_t errlen)
 {
 	if (!o->dataset || !o->generator || !o->out_dir || !*o->out_dir)
-		return ferr(err, errlen, "a dataset, a generator command and --out are required");
+		return errfmt(err, errlen, "a dataset, a generator command and --out are required");
 	if (o->turns < 0 || o->turns > MAX_TURNS)
-		return ferr(err, errlen, "--turns must be 0..%d", MAX_TURNS);
+		return errfmt(err, errlen, "--turns must be 0..%d", MAX_TURNS);
 	if (o->shard_n < 1 || o->shard_i < 0 || o->shard_i >= o->shard_n)
-		return ferr(err, errlen, "--shard wants I/N with 0 <= I < N");
+		return errfmt(err, errlen, "--shard wants I/N with 0 <= I < N");
 	if (o->jobs < 0 || o->gen_timeout_ms <= 0)
-		return ferr(err, errlen, "--jobs and the generator timeout must be positive");
+		return errfmt(err, errlen, "--jobs and the generator timeout must be positive");
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) == 0)
-			return ferr(err, errlen, "limit %s must be positive", proto_limit_names[i]);
+			return errfmt(err, errlen, "limit %s must be positive", proto_limit_names[i]);
 	*nsets = 0;
 	for (size_t i = 0; i < o->nsettings && i < EVAL_MAX_SETTINGS; i++) {
 		const struct eval_setting *s = eval_setting_find(o->settings[i]);
 		if (!s)
-			return ferr(err, errlen, "unknown setting %s", o->settings[i]);
+			return errfmt(err, errlen, "unknown setting %s", o->settings[i]);
 		bool dup = false;
 		for (size_t j = 0; j < *nsets; j++)
 			dup |= sets[j] == s;
@@ -103,14 +95,14 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 		/* Live verbal feedback needs a writer; static mode replays the
 		 * reference's logged feedback instead. */
 		if (s->verbal != VERBAL_NONE && !o->verbal && !o->reference)
-			return ferr(err, errlen,
+			return errfmt(err, errlen,
 				    "setting %s needs --verbal CMD (a verbal-feedback "
 				    "command)",
 				    s->name);
 		sets[(*nsets)++] = s;
 	}
 	if (*nsets == 0)
-		return ferr(err, errlen, "no --setting given");
+		return errfmt(err, errlen, "no --setting given");
 	return 0;
 }
 
@@ -143,13 +135,13 @@ static int select_tasks(const struct eval_opts *o, const struct ds_set *ds,
 			}
 		}
 		if (nmiss)
-			return ferr(err, errlen, "%zu task id%s not in %s: %s%s", nmiss,
+			return errfmt(err, errlen, "%zu task id%s not in %s: %s%s", nmiss,
 				    nmiss > 1 ? "s" : "", o->dataset, missing,
 				    nmiss > 8 ? ", ..." : "");
 	}
 	const struct ds_task **v = calloc(ds->n + 1, sizeof *v);
 	if (!v)
-		return ferr(err, errlen, "out of memory");
+		return errfmt(err, errlen, "out of memory");
 	size_t k = 0, idx = 0;
 	for (size_t j = 0; j < ds->n; j++) {
 		if (o->tasks && !wanted(o, ds->v[j].id))
@@ -173,7 +165,7 @@ static int check_references(const struct ds_task **tasks, size_t n,
 		expert |= sets[i]->verbal == VERBAL_EXPERT;
 	for (size_t i = 0; live && expert && i < n; i++)
 		if (!tasks[i]->reference || !*tasks[i]->reference)
-			return ferr(err, errlen,
+			return errfmt(err, errlen,
 				    "task %s has no reference solution, which expert "
 				    "feedback (SEF) needs",
 				    tasks[i]->id);
@@ -188,7 +180,7 @@ static int check_reference_log(const struct rec_index *ref, const struct eval_ct
 	for (size_t i = 0; i < c->nitems; i++) {
 		const struct eval_item *it = &c->items[i];
 		if (!ri_has_setting(ref, it->set->name))
-			return ferr(err, errlen, "reference %s has no records for setting %s", dir,
+			return errfmt(err, errlen, "reference %s has no records for setting %s", dir,
 				    it->set->name);
 		int last = c->turns > 0 ? c->turns - 1 : 0;
 		int fp = ri_first_pass(ref, it->set->name, it->task->id);
@@ -196,7 +188,7 @@ static int check_reference_log(const struct rec_index *ref, const struct eval_ct
 			last = fp;
 		int have = ri_done_turns(ref, it->set->name, it->task->id);
 		if (have <= last)
-			return ferr(err, errlen,
+			return errfmt(err, errlen,
 				    "reference %s has no record for setting %s, task "
 				    "%s, turn %d (static mode replays turns 0..%d)",
 				    dir, it->set->name, it->task->id, have, last);
@@ -210,14 +202,14 @@ static int mkdirs(const char *path, char *err, size_t errlen)
 {
 	char buf[4096];
 	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return ferr(err, errlen, "path too long: %s", path);
+		return errfmt(err, errlen, "path too long: %s", path);
 	for (char *p = buf + 1;; p++) {
 		bool end = *p == '\0';
 		if (*p == '/' || end) {
 			*p = '\0';
 			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-				return ferr(err, errlen, "cannot create %s: %s", buf,
-					    strerror(errno));
+				return errfmt(err, errlen, "cannot create %s: %s", buf,
+					    errfmt_desc(errno));
 			if (end)
 				return 0;
 			*p = '/';
@@ -251,14 +243,14 @@ static int open_resume(struct eval_ctx *c, const char *path, const struct eval_s
 	const char *mode = ri_mode(c->resume);
 	const char *want = c->static_mode ? MODE_STATIC : MODE_LIVE;
 	if (mode && strcmp(mode, want) != 0)
-		return ferr(err, errlen, "%s holds a %s run; this one is %s (use another --out)",
+		return errfmt(err, errlen, "%s holds a %s run; this one is %s (use another --out)",
 			    path, mode, want);
 	int had = -1;
 	for (size_t i = 0; i < nsets; i++)
 		if (ri_max_turns(c->resume, sets[i]->name) > had)
 			had = ri_max_turns(c->resume, sets[i]->name);
 	if (had > c->turns)
-		return ferr(err, errlen,
+		return errfmt(err, errlen,
 			    "%s was run with --turns %d; continue it with --turns >= %d "
 			    "or use another --out",
 			    path, had, had);
@@ -291,7 +283,7 @@ static int make_items(struct eval_ctx *c, const struct ds_task **tasks, size_t n
 {
 	c->items = calloc(ntasks * nsets + 1, sizeof *c->items);
 	if (!c->items)
-		return ferr(err, errlen, "out of memory");
+		return errfmt(err, errlen, "out of memory");
 	*total = ntasks * nsets;
 	*done = *solved = 0;
 	for (size_t i = 0; i < ntasks; i++)
@@ -360,7 +352,7 @@ static int daemon_workers(const char *sock, char *err, size_t errlen)
 	json_t *w = json_object_get(resp, P_WORKERS);
 	int n = json_is_integer(w) && json_integer_value(w) > 0 ? (int)json_integer_value(w) : -1;
 	if (resp && n < 0)
-		ferr(err, errlen, "sandboxd did not answer the ping with a worker count");
+		errfmt(err, errlen, "sandboxd did not answer the ping with a worker count");
 	json_decref(req);
 	json_decref(resp);
 	sbx_close(conn);
@@ -400,7 +392,7 @@ static int write_summary(const char *turns_path, const char *dir, char *err, siz
 	int rc =
 	    j && json_dump_file(j, tmp, JSON_INDENT(2)) == 0 && rename(tmp, path) == 0 ? 0 : -1;
 	if (rc < 0)
-		ferr(err, errlen, "cannot write %s", path);
+		errfmt(err, errlen, "cannot write %s", path);
 	else
 		score_print(&t, stdout);
 	json_decref(j);
@@ -440,7 +432,7 @@ static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eva
 		snprintf(path, sizeof path, "%s/%s", o->reference, TURNS_FILE);
 		struct stat st;
 		if (stat(path, &st) < 0)
-			rc = ferr(err, errlen, "--reference %s: no %s there", o->reference,
+			rc = errfmt(err, errlen, "--reference %s: no %s there", o->reference,
 				  TURNS_FILE);
 		else if (!(c->ref = ri_load(path, false, stderr, err, errlen)))
 			rc = -1;
@@ -477,7 +469,7 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 	if (rc == 0) {
 		c.log_fd = open(turns_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (c.log_fd < 0)
-			rc = ferr(err, errlen, "cannot open %s: %s", turns_path, strerror(errno));
+			rc = errfmt(err, errlen, "cannot open %s: %s", turns_path, errfmt_desc(errno));
 	}
 	int jobs = o->jobs;
 	if (rc == 0 && c.nitems && jobs <= 0 && (jobs = daemon_workers(o->socket, err, errlen)) < 0)
@@ -490,7 +482,7 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 		 * next run with the same --out picks up from there. */
 		rc = write_outputs(o->out_dir, turns_path, err, errlen);
 		if (wrc < 0)
-			rc = ferr(err, errlen, "%s (finished turns are kept; rerun to resume)",
+			rc = errfmt(err, errlen, "%s (finished turns are kept; rerun to resume)",
 				  c.err);
 	}
 	if (c.log_fd >= 0)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/eval/gen.h"
+#include "common/errfmt.h"
 
 #define GEN_MAX_OUT (1u << 20)		 /* a model answer or a verbal feedback text */
 #define CALL_TIMEOUT_MS (30 * 60 * 1000) /* one sandbox answer, queueing included */
@@ -21,14 +22,6 @@
 #define PARTIAL_TESTS 3			 /* ConvCodeWorld's partial coverage */
 /* The daemon's execution feedback when every test it shows passed. */
 #define PASSED_ALL "Passed all test runs"
-
-static void ferr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static const char *str_or(const json_t *o, const char *k, const char *dflt)
 {
@@ -73,7 +66,7 @@ int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t err
 {
 	char *s = json_dumps(rec, JSON_COMPACT);
 	if (!s) {
-		ferr(err, errlen, "cannot encode a turn record");
+		errfmt(err, errlen, "cannot encode a turn record");
 		return -1;
 	}
 	size_t n = strlen(s), off = 0;
@@ -87,7 +80,7 @@ int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t err
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			ferr(err, errlen, "cannot write %s: %s", TURNS_FILE, strerror(errno));
+			errfmt(err, errlen, "cannot write %s: %s", TURNS_FILE, errfmt_desc(errno));
 			rc = -1;
 			break;
 		}
@@ -234,7 +227,7 @@ static char *run_command(const char *cmd, const json_t *in, int timeout_ms, long
 	char *out = NULL;
 	*ms = 0;
 	if (!s) {
-		ferr(why, whylen, "cannot encode the command's input");
+		errfmt(why, whylen, "cannot encode the command's input");
 		return NULL;
 	}
 	int rc = gen_run(cmd, s, timeout_ms, GEN_MAX_OUT, &r);
@@ -242,9 +235,9 @@ static char *run_command(const char *cmd, const json_t *in, int timeout_ms, long
 	*ms = r.ms;
 	char *text = utf8_clean(r.output ? r.output : "");
 	if (rc < 0 || r.error[0])
-		ferr(why, whylen, "%s", r.error[0] ? r.error : "cannot start the command");
+		errfmt(why, whylen, "%s", r.error[0] ? r.error : "cannot start the command");
 	else if (!text || !(out = strdup(text)))
-		ferr(why, whylen, "out of memory");
+		errfmt(why, whylen, "out of memory");
 	if (raw)
 		*raw = text;
 	else
@@ -316,7 +309,7 @@ static json_t *run_tests(struct eval_ctx *c, struct sbx_conn *conn, const struct
 	snprintf(id, sizeof id, "t%d-%lu", turn, __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 	json_t *req = test_request(c, it, code, id);
 	if (!req) {
-		ferr(err, errlen, "cannot build the test request for %s", it->task->id);
+		errfmt(err, errlen, "cannot build the test request for %s", it->task->id);
 		return NULL;
 	}
 	for (int waited = 0;;) {
@@ -336,7 +329,7 @@ static json_t *run_tests(struct eval_ctx *c, struct sbx_conn *conn, const struct
 			waited += 200;
 			continue;
 		}
-		ferr(err, errlen, "sandboxd: %s: %s", ecode, str_or(e, R_ERROR_MESSAGE, ""));
+		errfmt(err, errlen, "sandboxd: %s: %s", ecode, str_or(e, R_ERROR_MESSAGE, ""));
 		json_decref(resp);
 		break;
 	}
@@ -428,7 +421,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 	char *user = in ? eval_render_prompt(in) : NULL;
 	json_t *r = rec_base(c, it, turn);
 	if (!in || !user || !r || rec_fill(r, ctx) < 0) {
-		ferr(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
 	char why[512];
@@ -450,7 +443,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 	free(answer);
 	json_t *resp = code ? run_tests(c, conn, it, turn, code, err, errlen) : NULL;
 	if (!code)
-		ferr(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 	if (!resp) {
 		free(code);
 		goto fail;
@@ -461,7 +454,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 	int frc = fill_result(r, resp, it->set);
 	json_decref(resp);
 	if (frc < 0) {
-		ferr(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
 	if (wants_verbal(c, it, r))
@@ -492,7 +485,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		if (turn == 0 || turn < c->turns) {
 			json_t *ref = ri_get(c->ref, it->set->name, it->task->id, turn);
 			if (!ref) {
-				ferr(err, errlen, "reference has no record for %s %s turn %d",
+				errfmt(err, errlen, "reference has no record for %s %s turn %d",
 				     it->set->name, it->task->id, turn);
 				return NULL;
 			}
@@ -504,7 +497,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		if (turn > 0) {
 			ref_prev = ri_get(c->ref, it->set->name, it->task->id, turn - 1);
 			if (!ref_prev) {
-				ferr(err, errlen, "reference has no record for %s %s turn %d",
+				errfmt(err, errlen, "reference has no record for %s %s turn %d",
 				     it->set->name, it->task->id, turn - 1);
 				return NULL;
 			}
@@ -516,7 +509,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 	else
 		r = generate(c, conn, it, turn, ctx, err, errlen);
 	if (!r && !*err)
-		ferr(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 	json_decref(ref_prev);
 	return r;
 }
@@ -531,7 +524,7 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		 * feedback are all the next turn needs. */
 		prev = ri_get(c->resume, it->set->name, it->task->id, it->done_turns - 1);
 		if (!prev) {
-			ferr(err, errlen, "cannot read back %s %s turn %d from %s", it->set->name,
+			errfmt(err, errlen, "cannot read back %s %s turn %d from %s", it->set->name,
 			     it->task->id, it->done_turns - 1, TURNS_FILE);
 			return -1;
 		}
@@ -551,7 +544,7 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 	json_decref(prev);
 	/* Durable per task: a crash loses at most the task in flight. */
 	if (fsync(c->log_fd) < 0 && rc == 0) {
-		ferr(err, errlen, "cannot sync %s: %s", TURNS_FILE, strerror(errno));
+		errfmt(err, errlen, "cannot sync %s: %s", TURNS_FILE, errfmt_desc(errno));
 		rc = -1;
 	}
 	return rc;

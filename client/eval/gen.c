@@ -1,4 +1,6 @@
 #include "client/eval/gen.h"
+#include "common/errfmt.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +20,6 @@
 #define IO_CHUNK ((size_t)64 << 10)
 /* How often a child that closed its stdout but still runs is polled for. */
 #define REAP_POLL_MS 5
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void set_error(struct gen_result *r, const char *fmt, ...)
 {
@@ -168,7 +163,7 @@ static int reap_by(pid_t pid, long long deadline, int *status)
 			return 1; /* not ours to wait for any more: nothing to kill */
 		if (w < 0)
 			continue;
-		long long left = deadline - now_ms();
+		long long left = deadline - (long long)clock_mono_ms();
 		if (left <= 0)
 			return 0;
 		poll(NULL, 0, left < REAP_POLL_MS ? (int)left : REAP_POLL_MS);
@@ -182,7 +177,7 @@ static int pump(struct io *io, pid_t pid, long long deadline, int *status)
 	while (io->out >= 0) {
 		struct pollfd p[2] = {{.fd = io->out, .events = POLLIN},
 				      {.fd = io->in, .events = POLLOUT}};
-		long long left = deadline < 0 ? -1 : deadline - now_ms();
+		long long left = deadline < 0 ? -1 : deadline - (long long)clock_mono_ms();
 		if (deadline >= 0 && left <= 0)
 			return 0;
 		int n = poll(p, io->in >= 0 ? 2 : 1, left > INT32_MAX ? INT32_MAX : (int)left);
@@ -248,7 +243,7 @@ static int cannot_start(struct gen_result *r, const char *what, int e, int fds[6
 {
 	for (int i = 0; i < 6; i++)
 		close_fd(&fds[i]);
-	set_error(r, "cannot start: %s: %s", what, strerror(e));
+	set_error(r, "cannot start: %s: %s", what, errfmt_desc(e));
 	return -1;
 }
 
@@ -256,7 +251,7 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 	    struct gen_result *r)
 {
 	int fds[6] = {-1, -1, -1, -1, -1, -1}; /* stdin pipe, stdout pipe, exec errors */
-	long long start = now_ms(), deadline = timeout_ms > 0 ? start + timeout_ms : -1;
+	long long start = (long long)clock_mono_ms(), deadline = timeout_ms > 0 ? start + timeout_ms : -1;
 	memset(r, 0, sizeof *r);
 	if (!cmd)
 		return cannot_start(r, "command", EINVAL, fds);
@@ -308,7 +303,7 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 			;
 		r->timed_out = rc == 0;
 	}
-	r->ms = (long)(now_ms() - start);
+	r->ms = (long)((long long)clock_mono_ms() - start);
 	r->truncated = io.truncated;
 	r->output = io.buf ? io.buf : malloc(1);
 	if (!r->output) {
@@ -317,7 +312,7 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 	}
 	r->output[io.len] = '\0';
 	if (rc < 0)
-		set_error(r, "cannot talk to the command: %s", strerror(io_errno));
+		set_error(r, "cannot talk to the command: %s", errfmt_desc(io_errno));
 	else
 		describe(r, timeout_ms);
 	return 0;

@@ -2,6 +2,7 @@
  * sandbox jobs per second and an ETA, redrawn at most four times a second.
  * Only on a terminal: a log file or a pipe gets no carriage-return noise. */
 #include "client/eval/eval_priv.h"
+#include "common/clock.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -16,13 +17,6 @@ struct progress {
 	size_t jobs;
 	long long start_ms, last_ms;
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct progress *progress_new(bool enabled, size_t total, size_t already_done,
 			      size_t already_solved)
@@ -39,7 +33,7 @@ struct progress *progress_new(bool enabled, size_t total, size_t already_done,
 	p->total = total;
 	p->done = p->done_at_start = already_done;
 	p->solved = already_solved;
-	p->start_ms = mono_ms();
+	p->start_ms = (long long)clock_mono_ms();
 	return p;
 }
 
@@ -72,7 +66,7 @@ static void tick(struct progress *p, size_t jobs, size_t items, bool solved)
 	p->jobs += jobs;
 	p->done += items;
 	p->solved += solved;
-	long long now = mono_ms();
+	long long now = (long long)clock_mono_ms();
 	if (now - p->last_ms >= REDRAW_MS)
 		draw(p, now, false);
 	pthread_mutex_unlock(&p->mu);
@@ -93,7 +87,7 @@ void progress_end(struct progress *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
-	draw(p, mono_ms(), true);
+	draw(p, (long long)clock_mono_ms(), true);
 	pthread_mutex_unlock(&p->mu);
 	pthread_mutex_destroy(&p->mu);
 	free(p);

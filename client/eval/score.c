@@ -15,6 +15,7 @@
  * A table must start zeroed (struct score_table t = {0}) before
  * score_add_record; score_load zeroes its output itself. */
 #include "client/eval/score.h"
+#include "common/errfmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -74,15 +75,6 @@ struct acc {
 	size_t ntask, captask;
 	struct map setmap, taskmap; /* name -> set[], (setting, id) -> task[] */
 };
-
-static void serr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* FNV-1a over the setting index and the string. Lookups then compare the
  * index and the string exactly, so unlike a joined "setting\x1ftask" key no
@@ -381,7 +373,7 @@ static int load_file(struct score_table *t, const char *file, FILE *warn, size_t
 {
 	FILE *f = fopen(file, "re");
 	if (!f) {
-		serr(err, errlen, "cannot open %s: %s", file, strerror(errno));
+		errfmt(err, errlen, "cannot open %s: %s", file, errfmt_desc(errno));
 		return -1;
 	}
 	char *line = NULL;
@@ -400,7 +392,7 @@ static int load_file(struct score_table *t, const char *file, FILE *warn, size_t
 		int k = r ? add(t, r, &why) : 1;
 		json_decref(r);
 		if (k < 0) {
-			serr(err, errlen, "%s:%zu: out of memory", file, lineno);
+			errfmt(err, errlen, "%s:%zu: out of memory", file, lineno);
 			rc = -1;
 			break;
 		}
@@ -408,7 +400,7 @@ static int load_file(struct score_table *t, const char *file, FILE *warn, size_t
 			fprintf(warn, "%s:%zu: bad record (%s)\n", file, lineno, why);
 	}
 	if (rc == 0 && ferror(f)) {
-		serr(err, errlen, "cannot read %s: %s", file, strerror(errno));
+		errfmt(err, errlen, "cannot read %s: %s", file, errfmt_desc(errno));
 		rc = -1;
 	}
 	free(line);
@@ -426,7 +418,7 @@ int score_load(const char *const *paths, size_t n, FILE *warn, struct score_tabl
 	for (size_t i = 0; i < n; i++) {
 		char *file = resolve(paths[i]);
 		if (!file) {
-			serr(err, errlen, "out of memory");
+			errfmt(err, errlen, "out of memory");
 			score_free(out);
 			return -1;
 		}

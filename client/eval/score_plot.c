@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "client/eval/score.h"
+#include "common/errfmt.h"
 
 /* Text or attribute content. Control characters are not allowed in XML
  * 1.0 at all, even escaped, so they become '?'. */
@@ -131,7 +132,7 @@ int score_plot_svg(const struct score_table *t, const char *path, char *err, siz
 	int fd = mkstemp(tmp);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
-		snprintf(err, errlen, "cannot create a file beside %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot create a file beside %s: %s", path, errfmt_desc(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -150,7 +151,7 @@ int score_plot_svg(const struct score_table *t, const char *path, char *err, siz
 	if (!bad && rename(tmp, path) < 0)
 		bad = true, werr = errno;
 	if (bad) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(werr ? werr : EIO));
+		snprintf(err, errlen, "cannot write %s: %s", path, errfmt_desc(werr ? werr : EIO));
 		unlink(tmp);
 		free(tmp);
 		return -1;

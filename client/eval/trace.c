@@ -3,6 +3,7 @@
  * rewrite for a longer rerun, and traces.jsonl in the common agent-trace
  * schema built from the log. */
 #include "client/eval/eval_priv.h"
+#include "common/errfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,14 +32,6 @@ struct rec_index {
 	size_t count;
 	char *mode, *run_id;
 };
-
-static void ferr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t key_hash(const char *setting, const char *task)
 {
@@ -192,8 +185,8 @@ static int scan(struct rec_index *ri, FILE *f, const char *path, bool repair, FI
 			/* A run killed in the middle of a write: the record never
 			 * finished, so its turn is redone. */
 			if (repair && ftruncate(fileno(f), off) < 0) {
-				ferr(err, errlen, "%s: cannot cut the torn last line: %s", path,
-				     strerror(errno));
+				errfmt(err, errlen, "%s: cannot cut the torn last line: %s", path,
+				     errfmt_desc(errno));
 				rc = -1;
 			} else if (warn) {
 				fprintf(warn, "%s:%zu: torn last line %s\n", path, lineno,
@@ -206,7 +199,7 @@ static int scan(struct rec_index *ri, FILE *f, const char *path, bool repair, FI
 		int ir = r ? index_record(ri, r, off, (size_t)n - 1) : 2;
 		json_decref(r);
 		if (ir < 0) {
-			ferr(err, errlen, "out of memory indexing %s", path);
+			errfmt(err, errlen, "out of memory indexing %s", path);
 			rc = -1;
 			break;
 		}
@@ -223,7 +216,7 @@ struct rec_index *ri_load(const char *path, bool repair, FILE *warn, char *err, 
 {
 	struct rec_index *ri = calloc(1, sizeof *ri);
 	if (!ri) {
-		ferr(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		return NULL;
 	}
 	ri->fd = -1;
@@ -231,14 +224,14 @@ struct rec_index *ri_load(const char *path, bool repair, FILE *warn, char *err, 
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return ri;
-		ferr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		errfmt(err, errlen, "cannot open %s: %s", path, errfmt_desc(errno));
 		free(ri);
 		return NULL;
 	}
 	int fd2 = dup(fd);
 	FILE *f = fd2 >= 0 ? fdopen(fd2, "r") : NULL;
 	if (!f) {
-		ferr(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		errfmt(err, errlen, "cannot read %s: %s", path, errfmt_desc(errno));
 		if (fd2 >= 0)
 			close(fd2);
 		close(fd);
@@ -391,14 +384,14 @@ static int open_tmp(const char *path, char *tmp, size_t tmplen, char *err, size_
 	snprintf(tmp, tmplen, "%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		ferr(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		errfmt(err, errlen, "cannot create %s: %s", tmp, errfmt_desc(errno));
 	return fd;
 }
 
 /* A failed write: the temporary file goes, the old output stays. */
 static int drop_tmp(int fd, const char *tmp, char *err, size_t errlen)
 {
-	ferr(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+	errfmt(err, errlen, "cannot write %s: %s", tmp, errfmt_desc(errno));
 	close(fd);
 	unlink(tmp);
 	return -1;
@@ -407,7 +400,7 @@ static int drop_tmp(int fd, const char *tmp, char *err, size_t errlen)
 static int commit_tmp(int fd, const char *tmp, const char *path, char *err, size_t errlen)
 {
 	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		ferr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		errfmt(err, errlen, "cannot write %s: %s", path, errfmt_desc(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -419,7 +412,7 @@ int ri_rewrite_turns(const char *path, const char *const *settings, size_t n, in
 {
 	FILE *in = fopen(path, "re");
 	if (!in) {
-		ferr(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		errfmt(err, errlen, "cannot read %s: %s", path, errfmt_desc(errno));
 		return -1;
 	}
 	char tmp[4096];

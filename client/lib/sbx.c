@@ -1,4 +1,7 @@
 #include "client/lib/sbx.h"
+#include "common/errfmt.h"
+#include "common/clock.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -20,15 +23,6 @@ struct sbx_conn {
 	json_t *held; /* responses received while waiting for another id */
 };
 
-static void cerr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 const char *sbx_default_socket(void)
 {
 	const char *s = getenv("SBX_SOCKET");
@@ -39,13 +33,13 @@ struct sbx_conn *sbx_connect(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof sa.sun_path) {
-		cerr(err, errlen, "socket path too long: %s", path);
+		errfmt(err, errlen, "socket path too long: %s", path);
 		return NULL;
 	}
 	strcpy(sa.sun_path, path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		cerr(err, errlen, "cannot reach sandboxd at %s: %s", path, strerror(errno));
+		errfmt(err, errlen, "cannot reach sandboxd at %s: %s", path, errfmt_desc(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
@@ -53,7 +47,7 @@ struct sbx_conn *sbx_connect(const char *path, char *err, size_t errlen)
 	struct sbx_conn *c = calloc(1, sizeof *c);
 	if (!c) {
 		close(fd);
-		cerr(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		return NULL;
 	}
 	c->fd = fd;
@@ -78,7 +72,7 @@ int sbx_submit(struct sbx_conn *c, const json_t *req, char *err, size_t errlen)
 	char *line = s ? realloc(s, n + 2) : NULL;
 	if (!line) {
 		free(s);
-		cerr(err, errlen, "cannot encode the request");
+		errfmt(err, errlen, "cannot encode the request");
 		return -1;
 	}
 	line[n++] = '\n';
@@ -88,7 +82,7 @@ int sbx_submit(struct sbx_conn *c, const json_t *req, char *err, size_t errlen)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			cerr(err, errlen, "send: %s", strerror(errno));
+			errfmt(err, errlen, "send: %s", errfmt_desc(errno));
 			free(line);
 			return -1;
 		}
@@ -98,17 +92,10 @@ int sbx_submit(struct sbx_conn *c, const json_t *req, char *err, size_t errlen)
 	return 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads the next line from the socket as JSON. */
 static json_t *read_line(struct sbx_conn *c, int timeout_ms, char *err, size_t errlen)
 {
-	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	long long deadline = timeout_ms < 0 ? -1 : (long long)clock_mono_ms() + timeout_ms;
 	for (;;) {
 		char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
 		if (nl) {
@@ -118,22 +105,22 @@ static json_t *read_line(struct sbx_conn *c, int timeout_ms, char *err, size_t e
 			memmove(c->buf, nl + 1, c->len - n - 1);
 			c->len -= n + 1;
 			if (!o)
-				cerr(err, errlen, "bad response from sandboxd: %s", je.text);
+				errfmt(err, errlen, "bad response from sandboxd: %s", je.text);
 			return o;
 		}
 		if (c->len == c->cap) {
 			size_t ncap = c->cap ? c->cap * 2 : 65536;
 			char *nb = ncap <= MAX_RESPONSE ? realloc(c->buf, ncap) : NULL;
 			if (!nb) {
-				cerr(err, errlen, "response too large");
+				errfmt(err, errlen, "response too large");
 				return NULL;
 			}
 			c->buf = nb;
 			c->cap = ncap;
 		}
-		int wait = deadline < 0 ? -1 : (int)(deadline - now_ms());
+		int wait = deadline < 0 ? -1 : (int)(deadline - (long long)clock_mono_ms());
 		if (deadline >= 0 && wait <= 0) {
-			cerr(err, errlen, "timed out waiting for sandboxd");
+			errfmt(err, errlen, "timed out waiting for sandboxd");
 			return NULL;
 		}
 		struct pollfd p = {.fd = c->fd, .events = POLLIN};
@@ -146,8 +133,8 @@ static json_t *read_line(struct sbx_conn *c, int timeout_ms, char *err, size_t e
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			cerr(err, errlen, "sandboxd closed the connection%s%s", r < 0 ? ": " : "",
-			     r < 0 ? strerror(errno) : "");
+			errfmt(err, errlen, "sandboxd closed the connection%s%s", r < 0 ? ": " : "",
+			     r < 0 ? errfmt_desc(errno) : "");
 			return NULL;
 		}
 		c->len += (size_t)r;
@@ -193,7 +180,7 @@ json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *er
 {
 	const char *id = json_string_value(json_object_get(req, "id"));
 	if (!id) {
-		cerr(err, errlen, "request without a string id");
+		errfmt(err, errlen, "request without a string id");
 		return NULL;
 	}
 	if (sbx_submit(c, req, err, errlen) < 0)
@@ -203,45 +190,5 @@ json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *er
 
 char *sbx_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		cerr(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap + 1);
-	while (buf) {
-		if (n == cap) {
-			if (cap >= max) {
-				free(buf);
-				buf = NULL;
-				cerr(err, errlen, "%s: larger than %zu bytes", path, max);
-				break;
-			}
-			cap *= 2;
-			char *nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (buf && ferror(f)) {
-		cerr(err, errlen, "%s: read error", path);
-		free(buf);
-		buf = NULL;
-	}
-	if (f != stdin)
-		fclose(f);
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-	return buf;
+	return file_read_all(path, max, len, err, errlen);
 }

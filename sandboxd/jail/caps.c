@@ -1,30 +1,43 @@
+/* Capabilities layer. The set to reach (nothing, in every set) is worked out
+ * in the daemon at start with libcap; the job's processes apply it with
+ * plain prctl/capset syscalls, because they are clone() copies of a
+ * multithreaded daemon where a library call that locks or allocates could
+ * deadlock. */
 #include "sandboxd/jail/caps.h"
 
+#include <errno.h>
+#include <linux/capability.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-static cap_t empty_caps;
+/* Number of capabilities the running kernel knows (cap_max_bits() asks it,
+ * so ones newer than libcap's headers count too). */
+static int caps_count;
 
 int caps_init(void)
 {
-	if (!empty_caps)
-		empty_caps = cap_init();
-	return empty_caps ? 0 : -1;
+	caps_count = (int)cap_max_bits();
+	return caps_count > 0 ? 0 : -1;
 }
 
 int caps_drop_bounding(void)
 {
-	/* Every capability the running kernel knows, including ones newer than
-	 * libcap's headers: cap_max_bits() asks the kernel. */
-	for (cap_value_t c = 0; c < (cap_value_t)cap_max_bits(); c++)
-		if (cap_drop_bound(c) < 0)
+	for (int c = 0; c < caps_count; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
 			return -1;
-	return cap_reset_ambient();
+	/* Before Linux 4.3 there is no ambient set: nothing to clear. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	return 0;
 }
 
 int caps_drop_all(void)
 {
-	if (!empty_caps || cap_set_proc(empty_caps) < 0)
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {{0, 0, 0}, {0, 0, 0}};
+	if (syscall(SYS_capset, &h, d) < 0)
 		return -1;
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }

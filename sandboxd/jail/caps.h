@@ -1,9 +1,10 @@
-/* Capability layer (libcap): the job keeps no capability in any set. */
+/* Capability layer: the job keeps no capability in any set. libcap is used
+ * once at start; the job applies the result with raw syscalls (caps.c). */
 #ifndef SBX_CAPS_H
 #define SBX_CAPS_H
 
-/* Once at daemon start: builds the empty capability state the children
- * install, so the child itself never allocates. */
+/* Once at daemon start: learns how many capabilities the kernel knows, so
+ * the children only make syscalls. */
 int caps_init(void);
 /* Before the uid change: empties the bounding and ambient sets (needs
  * CAP_SETPCAP, so it must run while still root). */

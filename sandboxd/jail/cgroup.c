@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sandboxd/jail/cgroup_internal.h"
+#include "common/clock.h"
 
 #define CG_STALE_KILL_MS 2000
 #define CG_POLL_NS 2000000L
@@ -100,13 +101,6 @@ static int cg_scan_pids(const char *dir, struct cg_pids *st)
 	return e ? cg_errno(e) : 0;
 }
 
-static int64_t cg_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* SIGKILLs everything in up to three cgroups and waits for them to empty. */
 static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 {
@@ -120,7 +114,7 @@ static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 			return -1;
 		native[i] = true;
 	}
-	int64_t deadline = cg_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = (int64_t)clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
 		int total = 0;
 		for (int i = 0; i < n; i++) {
@@ -135,7 +129,7 @@ static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 		}
 		if (total == 0)
 			return 0;
-		if (cg_now_ms() >= deadline)
+		if ((int64_t)clock_mono_ms() >= deadline)
 			return cg_errno(EBUSY);
 		struct timespec ts = {0, CG_POLL_NS};
 		nanosleep(&ts, NULL);

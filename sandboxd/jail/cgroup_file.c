@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sandboxd/jail/cgroup_internal.h"
+#include "common/errfmt.h"
 
 int cg_err(char *err, size_t errlen, int e, const char *fmt, ...)
 {
@@ -17,7 +18,7 @@ int cg_err(char *err, size_t errlen, int e, const char *fmt, ...)
 		int n = vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 		if (e && n >= 0 && (size_t)n < errlen)
-			snprintf(err + n, errlen - (size_t)n, ": %s", strerror(e));
+			errfmt(err + n, errlen - (size_t)n, ": %s", errfmt_desc(e));
 	}
 	errno = e ? e : EINVAL;
 	return -1;

@@ -18,11 +18,15 @@
 #include <unistd.h>
 
 #include "sandboxd/jail/caps.h"
+#include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/mounts.h"
 #include "sandboxd/jail/net.h"
 #include "sandboxd/jail/ns.h"
 #include "sandboxd/jail/uid.h"
+
+#define ROOT_BASE_KB 1024 /* the root tmpfs of a plain job: 1 MiB */
+#define ROOT_SLACK_KB 64
 
 int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, gid_t gid,
 		   const char *root_dir, bool use_cgroup)
@@ -41,7 +45,7 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 	s->code_len = job->code_len;
 	s->stdin_data = job->stdin_data;
 	s->stdin_len = job->stdin_len;
-	snprintf(s->root_opts, sizeof s->root_opts, "size=1m,mode=0755");
+	snprintf(s->root_opts, sizeof s->root_opts, "size=%dk,mode=0755", ROOT_BASE_KB);
 	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
 	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777",
 		 lim->tmpfs_mb);
@@ -78,7 +82,9 @@ void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t ru
 	s->job_json = job_json;
 	s->job_len = job_len;
 	snprintf(s->key, sizeof s->key, "%s", key);
-	size_t kb = (runner_len + job_len) / 1024 + 1024 + 64;
+	/* Room for the runner and its job, the files setup_etc writes and the
+	 * tmpfs's own overhead. */
+	size_t kb = (runner_len + job_len) / 1024 + ROOT_BASE_KB + ROOT_SLACK_KB;
 	snprintf(s->root_opts, sizeof s->root_opts, "size=%zuk,mode=0755", kb);
 	size_t a = 1 + s->job->nargs;
 	s->argv[a++] = "/sandboxd/runner.py";
@@ -174,22 +180,6 @@ static int close_all_except(const int *keep, int n)
 	}
 }
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte = 'L';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	memset(cbuf, 0, sizeof cbuf);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
 /* The payload: becomes the candidate's Python process. Layers from here on
  * only take privileges away; seccomp is last because the steps before it
  * need syscalls the profile forbids. */
@@ -252,7 +242,7 @@ static void payload_main(const struct jail_child *orig)
 	int listener = -1;
 	STEP(st, scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {
-		STEP(st, send_fd(c->notify_wr, listener), "seccomp listener");
+		STEP(st, fdpass_send(c->notify_wr, listener), "seccomp listener");
 		close(listener);
 	}
 	close(c->notify_wr);
@@ -298,7 +288,8 @@ int jail_child_main(void *arg)
 	STEP(st, prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
 	int keep[] = {c->sync_rd,   c->status_wr, c->stdin_rd,	c->stdout_wr,
 		      c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
-	STEP(st, close_all_except(keep, 8), "closing inherited descriptors");
+	STEP(st, close_all_except(keep, (int)(sizeof keep / sizeof keep[0])),
+	     "closing inherited descriptors");
 	hide_cmdline();
 	char go;
 	if (read(c->sync_rd, &go, 1) != 1)

@@ -17,7 +17,9 @@
 
 #include "sandboxd/jail/jail.h"
 
-/* Host /etc entries Python and common libraries read; missing ones are skipped. */
+/* Host /etc entries Python and common libraries read; missing ones are
+ * skipped. The interpreter's versioned one (/etc/python3.11) comes from the
+ * profile (profile.c). */
 static const char *const etc_binds[] = {"/etc/ld.so.cache",
 					"/etc/ld.so.conf",
 					"/etc/ld.so.conf.d",
@@ -27,7 +29,6 @@ static const char *const etc_binds[] = {"/etc/ld.so.cache",
 					"/etc/ca-certificates",
 					"/etc/mime.types",
 					"/etc/python3",
-					"/etc/python3.11",
 					"/etc/matplotlibrc",
 					"/etc/nsswitch.conf",
 					NULL};
@@ -74,9 +75,6 @@ struct sbx_mount_attr {
 #define SBX_MOUNT_ATTR_NOSUID 0x2
 #define SBX_MOUNT_ATTR_NODEV 0x4
 #define SBX_MOUNT_ATTR_NOEXEC 0x8
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
 #endif

@@ -4,6 +4,7 @@
  * result is a plain sock_filter array so the forked child can load it with a
  * single seccomp(2) call (no allocation, no library state after fork). */
 #include "sandboxd/jail/seccomp.h"
+#include "common/errfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -377,7 +378,7 @@ static int parse_rule(struct build *b, json_t *rule, size_t idx)
 		if (rc < 0)
 			return fail(b, base, sub, "libseccomp rejected \"%s\": %s", name,
 				    rc == -EEXIST ? "an identical rule has another action"
-						  : strerror(-rc));
+						  : errfmt_desc(-rc));
 		b->used_notify |= act == SCMP_ACT_NOTIFY;
 	}
 	return 0;
@@ -435,11 +436,11 @@ static int export_bpf(struct build *b, struct scmp_prog *out)
 	if (fd < 0)
 		fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return fail(b, "", "", "no buffer for the filter: %s", strerror(errno));
+		return fail(b, "", "", "no buffer for the filter: %s", errfmt_desc(errno));
 	int e = seccomp_export_bpf(b->f, fd);
 	off_t end = e < 0 ? -1 : lseek(fd, 0, SEEK_END);
 	if (e < 0 || end < 0 || lseek(fd, 0, SEEK_SET) < 0) {
-		fail(b, "", "", "exporting the filter: %s", strerror(e < 0 ? -e : errno));
+		fail(b, "", "", "exporting the filter: %s", errfmt_desc(e < 0 ? -e : errno));
 		goto out;
 	}
 	size_t bytes = (size_t)end, len = bytes / sizeof(struct sock_filter);
@@ -453,7 +454,7 @@ static int export_bpf(struct build *b, struct scmp_prog *out)
 	ssize_t n = (insns = malloc(bytes)) ? read_full(fd, insns, bytes) : -1;
 	if (n != (ssize_t)bytes) {
 		fail(b, "", "", "reading back the filter: %s",
-		     n < 0 ? strerror(errno) : "short read");
+		     n < 0 ? errfmt_desc(errno) : "short read");
 		goto out;
 	}
 	*out = (struct scmp_prog){
@@ -493,7 +494,7 @@ static int compile(struct build *b, json_t *root, struct scmp_prog *out)
 	if ((rc = seccomp_attr_set(b->f, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
 	    (rc = seccomp_attr_set(b->f, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0 ||
 	    (rc = seccomp_attr_set(b->f, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
-		return fail(b, "", "", "setting filter attributes: %s", strerror(-rc));
+		return fail(b, "", "", "setting filter attributes: %s", errfmt_desc(-rc));
 	for (size_t i = 0; i < json_array_size(calls); i++)
 		if (parse_rule(b, json_array_get(calls, i), i) < 0)
 			return -1;
@@ -534,17 +535,17 @@ int scmp_load_file(const char *path, bool want_notify, struct scmp_prog *out, ch
 	*out = (struct scmp_prog){0};
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return fail(&b, "", "", "%s", strerror(errno));
+		return fail(&b, "", "", "%s", errfmt_desc(errno));
 	int e = fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : -1;
 	if (e) {
-		fail(&b, "", "", "%s", e > 0 ? strerror(e) : "not a regular file");
+		fail(&b, "", "", "%s", e > 0 ? errfmt_desc(e) : "not a regular file");
 		goto out;
 	}
 	/* One byte past the bound, so scmp_load_text rejects a big file rather
 	 * than parsing a truncated one. */
 	if (!(buf = malloc(SCMP_MAX_FILE + 1)) ||
 	    (got = read_full(fd, buf, SCMP_MAX_FILE + 1)) < 0) {
-		fail(&b, "", "", "read: %s", strerror(errno));
+		fail(&b, "", "", "read: %s", errfmt_desc(errno));
 		goto out;
 	}
 	rc = scmp_load_text(path, buf, (size_t)got, want_notify, out, err, errlen);

@@ -17,24 +17,35 @@
 #include <unistd.h>
 
 #include "sandboxd/jail/jail.h"
+
+#include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/ns.h"
+#include "common/errfmt.h"
+#include "common/clock.h"
 
 #define CHILD_STACK (256 * 1024)
+#define IDLE_POLL_NS 10000000u /* 10 ms: after the kill, or without a pidfd */
+
+/* The job's pipes, by what they carry; [0] is the read end, [1] the write
+ * end. The runner's two (results and key) exist only for test requests. */
+enum {
+	PIPE_SYNC,   /* daemon -> init: "go", once the job is in its cgroup */
+	PIPE_STATUS, /* init -> daemon: the payload's wait status or a setup error */
+	PIPE_STDIN,
+	PIPE_STDOUT,
+	PIPE_STDERR,
+	PIPE_RESULT, /* runner -> daemon: result records */
+	PIPE_KEY,    /* daemon -> runner: the record key */
+	PIPE_COUNT
+};
 #define DRAIN_MS 500 /* after the job's init died, how long pipes may stay open */
 #define REAP_MS 5000 /* after SIGKILL, how long the init may take to die */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void set_error(struct jail_result *r, const char *what, int err)
 {
 	if (!r->error[0])
-		snprintf(r->error, sizeof r->error, "%s: %s", what, strerror(err));
+		snprintf(r->error, sizeof r->error, "%s: %s", what, errfmt_desc(err));
 }
 
 /* One captured stream, capped at `cap` bytes. */
@@ -74,22 +85,6 @@ static int read_stream(struct stream *s)
 	return 0;
 }
 
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
-		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	return fd;
-}
-
 #define RESULT_LINE_MAX (1u << 20)
 #define RESULT_TOTAL_MAX (64u << 20)
 
@@ -124,7 +119,7 @@ static void read_results(struct results *rs, const struct jail_hooks *h)
 	if (rs->total > RESULT_TOTAL_MAX || !h)
 		return;
 	rs->total += (size_t)n;
-	uint64_t now = now_ns();
+	uint64_t now = clock_mono_ns();
 	for (ssize_t i = 0; i < n; i++) {
 		char ch = tmp[i];
 		if (ch == '\n') {
@@ -278,7 +273,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 	int cores = ncpus();
 	feed_stdin(f, s, &stdin_off);
 	while (!(reaped && f->out.fd < 0 && f->err.fd < 0 && f->res.fd < 0)) {
-		uint64_t now = now_ns();
+		uint64_t now = clock_mono_ns();
 		if (reaped && now - reaped_at > (uint64_t)DRAIN_MS * 1000000u)
 			break;
 		uint64_t test_deadline = hooks && hooks->deadline ? hooks->deadline(hooks->ctx) : 0;
@@ -326,13 +321,13 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		ADD(r->cancelled ? -1 : cancel_fd, POLLIN, ip_cancel);
 		ADD(f->res.fd, POLLIN, ip_res);
 #undef ADD
-		uint64_t until = killed ? now + 10000000u : wall_deadline;
+		uint64_t until = killed ? now + IDLE_POLL_NS : wall_deadline;
 		if (cg && !killed && next_cpu_check < until)
 			until = next_cpu_check;
 		if (!killed && test_deadline && test_deadline < until)
 			until = test_deadline;
-		if (f->pidfd < 0 && !reaped && until > now + 10000000u)
-			until = now + 10000000u; /* no pidfd: poll waitpid */
+		if (f->pidfd < 0 && !reaped && until > now + IDLE_POLL_NS)
+			until = now + IDLE_POLL_NS; /* no pidfd: poll waitpid */
 		if (reaped)
 			until = reaped_at + (uint64_t)DRAIN_MS * 1000000u;
 		int timeout = until > now ? (int)((until - now + 999999) / 1000000) : 0;
@@ -355,7 +350,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		if (ip_st >= 0 && p[ip_st].revents)
 			read_status(f, r);
 		if (ip_nt >= 0 && p[ip_nt].revents) {
-			f->listener = recv_fd(f->notify_r);
+			f->listener = fdpass_recv(f->notify_r, MSG_DONTWAIT);
 			close_fd(&f->notify_r);
 			/* Without its listener a kill-listed syscall would get ENOSYS
 			 * instead of stopping the job: never run a job that way. */
@@ -382,7 +377,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			pid_t w = waitpid(pid, &status, WNOHANG | __WALL);
 			if (w == pid) {
 				reaped = true;
-				reaped_at = now_ns();
+				reaped_at = clock_mono_ns();
 				r->wall_ns = reaped_at - t0;
 				drain_status(f, r);
 			}
@@ -392,15 +387,15 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		kill_job(pid, &killed);
 		if (!reap_bounded(pid, REAP_MS))
 			set_error(r, "the job's init did not die after SIGKILL", ETIMEDOUT);
-		r->wall_ns = now_ns() - t0;
+		r->wall_ns = clock_mono_ns() - t0;
 	}
 }
 
 void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
 	      const struct jail_hooks *hooks, struct jail_result *r)
 {
-	int pp[7][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
-	int sv[2] = {-1, -1}, npipes = s->runner ? 7 : 5;
+	int pp[PIPE_COUNT][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+	int sv[2] = {-1, -1}, npipes = s->runner ? PIPE_COUNT : PIPE_STDERR + 1;
 	memset(r, 0, sizeof *r);
 	r->violation_nr = -1;
 	r->cpu_limit_ms = s->lim.cpu_ms;
@@ -418,20 +413,20 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		goto out;
 	}
 	struct jail_child c = {.spec = s,
-			       .sync_rd = pp[0][0],
-			       .status_wr = pp[1][1],
-			       .stdin_rd = pp[2][0],
-			       .stdout_wr = pp[3][1],
-			       .stderr_wr = pp[4][1],
+			       .sync_rd = pp[PIPE_SYNC][0],
+			       .status_wr = pp[PIPE_STATUS][1],
+			       .stdin_rd = pp[PIPE_STDIN][0],
+			       .stdout_wr = pp[PIPE_STDOUT][1],
+			       .stderr_wr = pp[PIPE_STDERR][1],
 			       .notify_wr = sv[1],
-			       .result_wr = pp[5][1],
-			       .key_rd = pp[6][0]};
+			       .result_wr = pp[PIPE_RESULT][1],
+			       .key_rd = pp[PIPE_KEY][0]};
 	char *stack = malloc(CHILD_STACK);
 	if (!stack) {
 		set_error(r, "stack", ENOMEM);
 		goto out;
 	}
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_mono_ns();
 	pid_t pid = clone(jail_child_main, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, &c);
 	int clone_errno = errno;
 	free(stack); /* the child has its own copy: no CLONE_VM */
@@ -440,20 +435,20 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		goto out;
 	}
 	r->started = true;
-	f.sync_w = pp[0][1];
-	f.status_r = pp[1][0];
-	f.stdin_w = pp[2][1];
+	f.sync_w = pp[PIPE_SYNC][1];
+	f.status_r = pp[PIPE_STATUS][0];
+	f.stdin_w = pp[PIPE_STDIN][1];
 	f.notify_r = sv[0];
-	pp[0][1] = pp[1][0] = pp[2][1] = sv[0] = -1;
-	f.out = (struct stream){pp[3][0], &r->out, &r->out_len, &r->out_trunc,
+	pp[PIPE_SYNC][1] = pp[PIPE_STATUS][0] = pp[PIPE_STDIN][1] = sv[0] = -1;
+	f.out = (struct stream){pp[PIPE_STDOUT][0], &r->out, &r->out_len, &r->out_trunc,
 				(size_t)s->lim.output_kb * 1024};
-	f.err = (struct stream){pp[4][0], &r->err, &r->err_len, &r->err_trunc,
+	f.err = (struct stream){pp[PIPE_STDERR][0], &r->err, &r->err_len, &r->err_trunc,
 				(size_t)s->lim.output_kb * 1024};
-	pp[3][0] = pp[4][0] = -1;
-	f.res.fd = pp[5][0];
-	f.key_w = pp[6][1];
-	pp[5][0] = pp[6][1] = -1;
-	for (int i = 0; i < 7; i++)
+	pp[PIPE_STDOUT][0] = pp[PIPE_STDERR][0] = -1;
+	f.res.fd = pp[PIPE_RESULT][0];
+	f.key_w = pp[PIPE_KEY][1];
+	pp[PIPE_RESULT][0] = pp[PIPE_KEY][1] = -1;
+	for (int i = 0; i < PIPE_COUNT; i++)
 		for (int j = 0; j < 2; j++)
 			close_fd(&pp[i][j]);
 	close_fd(&sv[1]);
@@ -480,7 +475,7 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	close_fd(&f.key_w);
 	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
 out:
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < PIPE_COUNT; i++)
 		for (int j = 0; j < 2; j++)
 			close_fd(&pp[i][j]);
 	close_fd(&sv[0]);

@@ -2,6 +2,7 @@
  * a broken one stops the daemon with the file and field named, because a
  * silently ignored policy on a root daemon is worse than no start at all. */
 #include "sandboxd/policy/profile.h"
+#include "common/errfmt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,15 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int perr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool path_is_clean(const char *p)
 {
@@ -36,7 +28,7 @@ static int load_limits(const char *fname, const char *which, json_t *o, struct p
 		       char *err, size_t errlen)
 {
 	if (!json_is_object(o))
-		return perr(err, errlen, "%s: limits.%s: must be an object", fname, which);
+		return errfmt(err, errlen, "%s: limits.%s: must be an object", fname, which);
 	const char *key;
 	json_t *v;
 	json_object_foreach(o, key, v)
@@ -45,17 +37,17 @@ static int load_limits(const char *fname, const char *which, json_t *o, struct p
 		while (i < PROTO_NLIMITS && strcmp(key, proto_limit_names[i]) != 0)
 			i++;
 		if (i == PROTO_NLIMITS)
-			return perr(err, errlen, "%s: limits.%s.%s: unknown limit", fname, which,
+			return errfmt(err, errlen, "%s: limits.%s.%s: unknown limit", fname, which,
 				    key);
 		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
 		    json_integer_value(v) > (1LL << 40))
-			return perr(err, errlen, "%s: limits.%s.%s: must be a positive integer",
+			return errfmt(err, errlen, "%s: limits.%s.%s: must be a positive integer",
 				    fname, which, key);
 		*proto_limit_ref(l, i) = (long)json_integer_value(v);
 	}
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(l, i) <= 0)
-			return perr(err, errlen, "%s: limits.%s.%s: missing", fname, which,
+			return errfmt(err, errlen, "%s: limits.%s.%s: missing", fname, which,
 				    proto_limit_names[i]);
 	return 0;
 }
@@ -64,29 +56,46 @@ static int load_strings(const char *fname, const char *field, json_t *a, char **
 			size_t *n, bool paths, char *err, size_t errlen)
 {
 	if (!json_is_array(a))
-		return perr(err, errlen, "%s: %s: must be an array of strings", fname, field);
+		return errfmt(err, errlen, "%s: %s: must be an array of strings", fname, field);
 	if (json_array_size(a) > max)
-		return perr(err, errlen, "%s: %s: at most %zu entries", fname, field, max);
+		return errfmt(err, errlen, "%s: %s: at most %zu entries", fname, field, max);
 	size_t i;
 	json_t *v;
 	json_array_foreach(a, i, v)
 	{
 		if (!json_is_string(v) || json_string_length(v) == 0 ||
 		    json_string_length(v) >= PATH_MAX)
-			return perr(err, errlen, "%s: %s[%zu]: must be a non-empty string", fname,
+			return errfmt(err, errlen, "%s: %s[%zu]: must be a non-empty string", fname,
 				    field, i);
 		const char *s = json_string_value(v);
 		if (paths && !path_is_clean(s))
-			return perr(err, errlen, "%s: %s[%zu]: \"%s\" is not a clean absolute path",
+			return errfmt(err, errlen, "%s: %s[%zu]: \"%s\" is not a clean absolute path",
 				    fname, field, i, s);
 		if (paths && access(s, F_OK) < 0)
-			return perr(err, errlen, "%s: %s[%zu]: \"%s\": %s", fname, field, i, s,
-				    strerror(errno));
+			return errfmt(err, errlen, "%s: %s[%zu]: \"%s\": %s", fname, field, i, s,
+				    errfmt_desc(errno));
 		out[(*n)++] = strdup(s);
 		if (!out[*n - 1])
-			return perr(err, errlen, "out of memory");
+			return errfmt(err, errlen, "out of memory");
 	}
 	return 0;
+}
+
+/* The interpreter's own /etc directory (Debian's /etc/python3.11 holds its
+ * sitecustomize.py), named after the binary the interpreter path resolves
+ * to, is bound read-only when the host has it. */
+static void find_interpreter_etc(struct profile *p)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	p->interpreter_etc[0] = '\0';
+	if (!realpath(p->interpreter, real))
+		return;
+	const char *base = strrchr(real, '/');
+	snprintf(p->interpreter_etc, sizeof p->interpreter_etc, "/etc/%.200s",
+		 base ? base + 1 : real);
+	if (stat(p->interpreter_etc, &st) < 0 || !S_ISDIR(st.st_mode))
+		p->interpreter_etc[0] = '\0';
 }
 
 /* The interpreter must be visible inside the jail: under /usr or under one of
@@ -113,13 +122,13 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 	struct proto_limits unset = PROTO_LIMITS_UNSET;
 	p->defaults = p->maxima = unset;
 	if (!json_is_object(root))
-		return perr(err, errlen, "%s: the profile must be a JSON object", fname);
+		return errfmt(err, errlen, "%s: the profile must be a JSON object", fname);
 	json_object_foreach(root, key, v)
 	{
 		int rc = 0;
 		if (strcmp(key, "interpreter") == 0) {
 			if (!json_is_string(v) || !path_is_clean(json_string_value(v)))
-				return perr(err, errlen,
+				return errfmt(err, errlen,
 					    "%s: interpreter: must be a clean absolute path",
 					    fname);
 			snprintf(p->interpreter, sizeof p->interpreter, "%s", json_string_value(v));
@@ -132,7 +141,7 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 		} else if (strcmp(key, "seccomp") == 0) {
 			if (!json_is_string(v) || strchr(json_string_value(v), '/') ||
 			    json_string_length(v) == 0)
-				return perr(err, errlen,
+				return errfmt(err, errlen,
 					    "%s: seccomp: must be a file name in the policies "
 					    "directory",
 					    fname);
@@ -141,34 +150,35 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 			limits = v;
 		} else if (strcmp(key, "description") == 0) {
 			if (!json_is_string(v))
-				return perr(err, errlen, "%s: description: must be a string",
+				return errfmt(err, errlen, "%s: description: must be a string",
 					    fname);
 		} else {
-			return perr(err, errlen, "%s: %s: unknown field", fname, key);
+			return errfmt(err, errlen, "%s: %s: unknown field", fname, key);
 		}
 		if (rc < 0)
 			return -1;
 	}
 	if (!p->interpreter[0])
-		return perr(err, errlen, "%s: interpreter: missing", fname);
+		return errfmt(err, errlen, "%s: interpreter: missing", fname);
 	struct stat st;
 	if (stat(p->interpreter, &st) < 0 || access(p->interpreter, X_OK) < 0)
-		return perr(err, errlen, "%s: interpreter: \"%s\": %s", fname, p->interpreter,
-			    strerror(errno));
+		return errfmt(err, errlen, "%s: interpreter: \"%s\": %s", fname, p->interpreter,
+			    errfmt_desc(errno));
 	if (!S_ISREG(st.st_mode))
-		return perr(err, errlen, "%s: interpreter: \"%s\" is not a regular file", fname,
+		return errfmt(err, errlen, "%s: interpreter: \"%s\" is not a regular file", fname,
 			    p->interpreter);
 	if (!interpreter_reachable(p))
-		return perr(err, errlen,
+		return errfmt(err, errlen,
 			    "%s: interpreter: \"%s\" is neither under /usr nor under a "
 			    "readonly_paths entry",
 			    fname, p->interpreter);
+	find_interpreter_etc(p);
 	if (!limits || !json_is_object(limits))
-		return perr(err, errlen, "%s: limits: missing or not an object", fname);
+		return errfmt(err, errlen, "%s: limits: missing or not an object", fname);
 	json_object_foreach(limits, key, v)
 	{
 		if (strcmp(key, "default") != 0 && strcmp(key, "max") != 0)
-			return perr(err, errlen, "%s: limits.%s: unknown field", fname, key);
+			return errfmt(err, errlen, "%s: limits.%s: unknown field", fname, key);
 	}
 	if (load_limits(fname, "default", json_object_get(limits, "default"), &p->defaults, err,
 			errlen) < 0 ||
@@ -176,16 +186,16 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 		return -1;
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&p->defaults, i) > proto_limit_get(&p->maxima, i))
-			return perr(err, errlen, "%s: limits.default.%s: above limits.max", fname,
+			return errfmt(err, errlen, "%s: limits.default.%s: above limits.max", fname,
 				    proto_limit_names[i]);
 	if (!seccomp)
-		return perr(err, errlen, "%s: seccomp: missing", fname);
+		return errfmt(err, errlen, "%s: seccomp: missing", fname);
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/%s", dir, seccomp) >= (int)sizeof path)
-		return perr(err, errlen, "%s: seccomp: path too long", fname);
+		return errfmt(err, errlen, "%s: seccomp: path too long", fname);
 	char why[400];
 	if (scmp_load_file(path, want_notify, &p->seccomp, why, sizeof why) < 0)
-		return perr(err, errlen, "%s: seccomp: %s", fname, why);
+		return errfmt(err, errlen, "%s: seccomp: %s", fname, why);
 	return 0;
 }
 
@@ -196,11 +206,11 @@ int profile_load_text(const char *dir, const char *fname, const char *text, bool
 	memset(p, 0, sizeof *p);
 	size_t n = strlen(fname);
 	if (n < 6 || n - 5 >= sizeof p->name)
-		return perr(err, errlen, "%s: profile file name too short or too long", fname);
+		return errfmt(err, errlen, "%s: profile file name too short or too long", fname);
 	memcpy(p->name, fname, n - 5); /* strip ".json" */
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return perr(err, errlen, "%s: invalid JSON at line %d: %s", fname, jerr.line,
+		return errfmt(err, errlen, "%s: invalid JSON at line %d: %s", fname, jerr.line,
 			    jerr.text);
 	int rc = load_object(dir, fname, root, want_notify, p, err, errlen);
 	json_decref(root);
@@ -220,7 +230,7 @@ static char *read_small(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		perr(err, errlen, "%s: %s", path, strerror(errno));
+		errfmt(err, errlen, "%s: %s", path, errfmt_desc(errno));
 		return NULL;
 	}
 	char *buf = malloc(1 << 20);
@@ -228,7 +238,7 @@ static char *read_small(const char *path, char *err, size_t errlen)
 	bool too_big = buf && n == (1 << 20) - 1;
 	fclose(f);
 	if (!buf || too_big) {
-		perr(err, errlen, "%s: %s", path, buf ? "larger than 1 MiB" : "out of memory");
+		errfmt(err, errlen, "%s: %s", path, buf ? "larger than 1 MiB" : "out of memory");
 		free(buf);
 		return NULL;
 	}
@@ -242,7 +252,7 @@ int profile_load_dir(const char *dir, bool want_notify, struct profile_set *out,
 	memset(out, 0, sizeof *out);
 	DIR *d = opendir(dir);
 	if (!d)
-		return perr(err, errlen, "policies directory %s: %s", dir, strerror(errno));
+		return errfmt(err, errlen, "policies directory %s: %s", dir, errfmt_desc(errno));
 	struct dirent *e;
 	int rc = 0;
 	while (rc == 0 && (e = readdir(d))) {
@@ -256,7 +266,7 @@ int profile_load_dir(const char *dir, bool want_notify, struct profile_set *out,
 			free(text);
 			if (nv)
 				out->v = nv;
-			rc = text ? perr(err, errlen, "out of memory") : -1;
+			rc = text ? errfmt(err, errlen, "out of memory") : -1;
 			break;
 		}
 		out->v = nv;
@@ -268,7 +278,7 @@ int profile_load_dir(const char *dir, bool want_notify, struct profile_set *out,
 	}
 	closedir(d);
 	if (rc == 0 && !profile_find(out, "python"))
-		rc = perr(err, errlen, "%s: no python.json profile (the default)", dir);
+		rc = errfmt(err, errlen, "%s: no python.json profile (the default)", dir);
 	if (rc < 0)
 		profile_set_free(out);
 	return rc;
@@ -308,7 +318,7 @@ int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		if (v == -1)
 			v = proto_limit_get(&p->defaults, i);
 		if (v <= 0)
-			return perr(msg, msglen, "limit \"%s\" must be positive",
+			return errfmt(msg, msglen, "limit \"%s\" must be positive",
 				    proto_limit_names[i]);
 		long max = proto_limit_get(&p->maxima, i);
 		*proto_limit_ref(out, i) = v > max ? max : v;

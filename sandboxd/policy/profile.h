@@ -19,6 +19,9 @@ struct profile {
 	size_t nargs;
 	char *ro_paths[PROFILE_MAX_RO]; /* host paths bound read-only at the same place */
 	size_t n_ro;
+	/* The interpreter's own /etc dir (e.g. /etc/python3.11, named after the
+	 * binary the interpreter resolves to), or "" when the host has none. */
+	char interpreter_etc[PATH_MAX];
 	struct proto_limits defaults, maxima;
 	struct scmp_prog seccomp;
 };

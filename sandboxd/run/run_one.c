@@ -31,9 +31,18 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 {
 	const struct profile *p = j->prof;
 	const struct proto_request *req = &j->req;
-	struct jail_file *files = calloc(req->nfiles ? req->nfiles : 1, sizeof *files);
+	/* One allocation: the files, then the read-only paths (the profile's
+	 * and the interpreter's /etc dir). */
+	size_t nro = p->n_ro + (p->interpreter_etc[0] != '\0');
+	struct jail_file *files =
+	    calloc(1, (req->nfiles + 1) * sizeof *files + (nro + 1) * sizeof(char *));
 	if (!files)
 		return NULL;
+	const char **ro = (const char **)(void *)(files + req->nfiles + 1);
+	for (size_t i = 0; i < p->n_ro; i++)
+		ro[i] = p->ro_paths[i];
+	if (p->interpreter_etc[0])
+		ro[p->n_ro] = p->interpreter_etc;
 	for (size_t i = 0; i < req->nfiles; i++)
 		files[i] =
 		    (struct jail_file){req->files[i].path, req->files[i].data, req->files[i].len};

@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/seccomp.h"
 #include "tests/helpers/skip.h"
 
@@ -488,22 +489,6 @@ START_TEST(test_x32_abi_killed)
 }
 END_TEST
 
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	if (recvmsg(sock, &mh, 0) != 1)
-		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	return fd;
-}
-
 static void child_send_listener(const struct scmp_prog *p, int sock)
 {
 	int listener = -1;
@@ -513,17 +498,7 @@ static void child_send_listener(const struct scmp_prog *p, int sock)
 	CHILD_CHECK(scmp_apply(p, &listener) == 0);
 	CHILD_CHECK(listener >= 0);
 	CHILD_CHECK((fcntl(listener, F_GETFD) & FD_CLOEXEC) != 0);
-	char cbuf[CMSG_SPACE(sizeof(int))], byte = 'L';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	memset(cbuf, 0, sizeof cbuf);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &listener, sizeof listener);
-	CHILD_CHECK(sendmsg(sock, &mh, 0) == 1);
+	CHILD_CHECK(fdpass_send(sock, listener) == 0);
 	close(listener);
 	/* Default-action calls are not turned into notifications. */
 	errno = 0;
@@ -550,7 +525,7 @@ START_TEST(test_notify_names_syscall)
 		_exit(42); /* only reached if the daemon side answered */
 	}
 	close(sv[1]);
-	int fd = recv_fd(sv[0]);
+	int fd = fdpass_recv(sv[0], 0);
 	ck_assert_msg(fd >= 0, "no listener fd received");
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no notification within 10 s");
