@@ -33,6 +33,8 @@ void job_free(struct job *j)
 	if (!j)
 		return;
 	proto_request_free(&j->req);
+	free(j->post_node);
+	free(j->fallback_line);
 	close(j->cancel_fd);
 	free(j);
 }

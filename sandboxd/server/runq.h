@@ -15,6 +15,10 @@ struct job {
 	const struct profile *prof;
 	struct proto_limits lim;
 	int cancel_fd; /* eventfd: readable once the job's client is gone */
+	/* Set by post_prepare at enqueue: what answering needs, so that the
+	 * answer never depends on an allocation (post.h). */
+	void *post_node;
+	char *fallback_line;
 	struct job *next;
 };
 

@@ -4,6 +4,8 @@
  * output queue until it is dropped. */
 #include "sandboxd/server/server.h"
 
+#include "sandboxd/server/post.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/errfmt.h"
+#include "common/clock.h"
 
 #define MAX_CONNS 4096
 #define MAX_UNSENT (512u << 20) /* a client that reads nothing is dropped past this */
@@ -42,18 +46,11 @@ struct conn {
 	struct conn *next;
 };
 
-struct posted {
-	uint64_t conn_id;
-	char *line;
-	struct posted *next;
-};
 
 static int listen_fd = -1, wake_fd = -1;
 static struct conn *conns;
 static size_t nconns;
 static uint64_t next_conn_id = 1;
-static pthread_mutex_t post_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct posted *post_head, *post_tail;
 
 int server_listen(const struct config *cfg, char *err, size_t errlen)
 {
@@ -89,29 +86,13 @@ int server_listen(const struct config *cfg, char *err, size_t errlen)
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "socket %s: %s", cfg->socket_path, strerror(errno));
+	snprintf(err, errlen, "socket %s: %s", cfg->socket_path, errfmt_desc(errno));
 	return -1;
 }
 
-void server_post(uint64_t conn_id, char *line)
+void server_post(struct job *j, char *line)
 {
-	struct posted *p = malloc(sizeof *p);
-	if (!p) {
-		free(line);
-		return;
-	}
-	p->conn_id = conn_id;
-	p->line = line;
-	p->next = NULL;
-	pthread_mutex_lock(&post_mu);
-	if (post_tail)
-		post_tail->next = p;
-	else
-		post_head = p;
-	post_tail = p;
-	pthread_mutex_unlock(&post_mu);
-	uint64_t one = 1;
-	(void)!write(wake_fd, &one, sizeof one);
+	post_submit(j, line, wake_fd);
 }
 
 static bool gid_allowed(const struct config *cfg, gid_t gid)
@@ -264,7 +245,10 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		j->conn_id = c->id;
 		j->prof = p;
 		j->req = req;
-		if (runq_push(q, j) == 0) {
+		if (post_prepare(j) < 0) {
+			memset(&j->req, 0, sizeof j->req);
+			conn_error(c, req.id, E_INTERNAL, "out of memory");
+		} else if (runq_push(q, j) == 0) {
 			c->pending++;
 			return; /* the job owns the request now */
 		}
@@ -330,24 +314,12 @@ static bool conn_write(struct conn *c)
 	return true;
 }
 
-/* Takes every posted response at once, so workers wait on the lock only
- * for a pointer swap. */
-static struct posted *take_posted(void)
-{
-	pthread_mutex_lock(&post_mu);
-	struct posted *p = post_head;
-	post_head = post_tail = NULL;
-	pthread_mutex_unlock(&post_mu);
-	return p;
-}
-
 static void deliver_posted(void)
 {
 	uint64_t v;
 	(void)!read(wake_fd, &v, sizeof v);
-	struct posted *p = take_posted();
-	while (p) {
-		struct posted *n = p->next;
+	struct posted *all = post_take();
+	for (struct posted *p = all; p; p = p->next)
 		for (struct conn *c = conns; c; c = c->next)
 			if (c->id == p->conn_id) {
 				c->pending--;
@@ -355,10 +327,7 @@ static void deliver_posted(void)
 					c->dead = true;
 				break;
 			}
-		free(p->line);
-		free(p);
-		p = n;
-	}
+	post_free_list(all);
 }
 
 static void tell_shutdown(const struct job *j, void *ctx)
@@ -377,12 +346,9 @@ static void tell_shutdown(const struct job *j, void *ctx)
 static void flush_all(void)
 {
 	struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t t0 = clock_mono_ms();
 	for (struct conn *c = conns; c; c = c->next) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >
-		    FLUSH_ALL_MS)
+		if (clock_mono_ms() - t0 > FLUSH_ALL_MS)
 			break;
 		int fl = fcntl(c->fd, F_GETFL);
 		if (fl >= 0)
@@ -404,13 +370,7 @@ void server_free_posted(void)
 	if (wake_fd >= 0)
 		close(wake_fd);
 	wake_fd = -1;
-	struct posted *p = take_posted();
-	while (p) {
-		struct posted *n = p->next;
-		free(p->line);
-		free(p);
-		p = n;
-	}
+	post_free_list(post_take());
 }
 
 int server_run(const struct config *cfg, struct runq *q, int sigfd)

@@ -11,7 +11,7 @@ int server_listen(const struct config *cfg, char *err, size_t errlen);
 /* Serves until SIGTERM/SIGINT (delivered through sigfd). */
 int server_run(const struct config *cfg, struct runq *q, int sigfd);
 /* Thread-safe: hands a worker's response to the loop. */
-void server_post(uint64_t conn_id, char *line);
+void server_post(struct job *j, char *line);
 /* After the workers stopped: drops responses nobody will read. */
 void server_free_posted(void);
 

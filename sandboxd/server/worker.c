@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "common/log.h"
 #include "sandboxd/run/run.h"
+#include "common/clock.h"
 
 /* What a worker is doing, for the log of a shutdown that has to abandon it. */
 struct worker {
@@ -35,18 +37,11 @@ static worker_post_fn g_post;
 static struct worker *g_workers;
 static int g_nworkers;
 
-static uint64_t worker_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void worker_set_job(struct worker *w, const char *id)
 {
 	pthread_mutex_lock(&w->mu);
 	snprintf(w->job_id, sizeof w->job_id, "%s", id ? id : "");
-	w->started_ms = worker_now_ms();
+	w->started_ms = clock_mono_ms();
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -59,6 +54,14 @@ static void worker_test_hang(void)
 			; /* the write end stays open here: never EOF */
 }
 
+/* The cancel eventfd is readable once the job's client went away or the
+ * daemon is stopping. */
+static bool worker_cancelled(const struct job *j)
+{
+	struct pollfd p = {.fd = j->cancel_fd, .events = POLLIN};
+	return poll(&p, 1, 0) > 0;
+}
+
 static void run_job(struct worker *w, struct job *j)
 {
 	const struct config *cfg = g_cfg;
@@ -66,8 +69,13 @@ static void run_job(struct worker *w, struct job *j)
 	if (g_hang_id && strcmp(g_hang_id, j->req.id) == 0)
 		worker_test_hang();
 	resp = run_request(cfg, w->slot, j);
-	if (!resp) {
+	if (!resp && worker_cancelled(j)) {
 		log_msg("job %s cancelled (client gone or daemon stopping)", j->req.id);
+		return;
+	}
+	if (!resp) { /* not cancelled: the response could not be built */
+		log_msg("job %s: the response could not be built (out of memory)", j->req.id);
+		g_post(j, NULL);
 		return;
 	}
 	char *u = json_dumps(json_object_get(resp, R_USAGE), JSON_COMPACT);
@@ -77,10 +85,7 @@ static void run_job(struct worker *w, struct job *j)
 	free(u);
 	char *line = json_dumps(resp, JSON_COMPACT);
 	json_decref(resp);
-	if (!line)
-		line = proto_error_line(j->req.id, E_INTERNAL, "could not encode the response");
-	if (line)
-		g_post(j->conn_id, line);
+	g_post(j, line); /* NULL: the job's pre-rendered internal error */
 }
 
 static void *worker_main(void *arg)
@@ -137,7 +142,7 @@ int workers_join(int timeout_ms)
 		log_msg("shutdown: worker slot %d did not stop within %d ms; abandoning job %s "
 			"(running for %" PRIu64 " ms)",
 			w->slot, timeout_ms, w->job_id[0] ? w->job_id : "(none)",
-			worker_now_ms() - w->started_ms);
+			clock_mono_ms() - w->started_ms);
 		pthread_mutex_unlock(&w->mu);
 		abandoned++;
 	}

@@ -5,8 +5,9 @@
 #include "sandboxd/config.h"
 #include "sandboxd/server/runq.h"
 
-/* Called with each finished job's response line (ownership passes). */
-typedef void (*worker_post_fn)(uint64_t conn_id, char *line);
+/* Called with each finished job and its response line (ownership passes;
+ * NULL when the response could not be built). */
+typedef void (*worker_post_fn)(struct job *j, char *line);
 
 int workers_start(const struct config *cfg, struct runq *q, worker_post_fn post);
 /* Waits up to timeout_ms in all for the workers to finish (after
