@@ -42,15 +42,22 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
 INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRC))
-HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_SRC := $(filter-out tests/helpers/failalloc.c,$(wildcard tests/helpers/*.c))
 HELPER_OBJ := $(call obj,$(HELPER_SRC))
+# Unit tests that run the code under a fault-injection allocator
+# (tests/helpers/failalloc.h): every allocation goes through it.
+OOM_TESTS := $(BUILD)/tests/test_oom
+OOM_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=strdup,--wrap=strndup
+$(OOM_TESTS): HELPER_OBJ += $(call obj,tests/helpers/failalloc.c)
+$(OOM_TESTS): LDFLAGS += $(OOM_WRAP)
+$(OOM_TESTS): $(call obj,tests/helpers/failalloc.c)
 TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench install uninstall fuzz fuzz-deps fuzz-regress check unit runner-tests \
+.PHONY: all deps run bench install uninstall fuzz fuzz-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	integration asan check-asan format format-check lint layout clean
-all: $(BUILD)/sandboxd $(BUILD)/sbx
+all: $(BUILD)/sandboxd $(BUILD)/sbx $(BUILD)/runner.pyz
 
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(PY_PKGS); do \
@@ -86,6 +93,18 @@ $(BUILD)/sandboxd: $(BUILD)/obj/sandboxd/main.o $(DAEMON_LIBS)
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The in-jail test runner as one file, beside the daemon (which looks there
+# first): a zipapp of sandboxd/feedback/runner/ (__main__.py and the sbx_runner
+# package) with the record names generated from common/records.h. Reproducible:
+# sorted entries, fixed timestamps (build_pyz.py). Built by the jail's
+# interpreter (policies/python.json), whose version its bytecode is for.
+RUNNER_PYTHON ?= /usr/bin/python3
+RUNNER_SRC := $(wildcard sandboxd/feedback/runner/*.py sandboxd/feedback/runner/sbx_runner/*.py)
+$(BUILD)/runner.pyz: $(RUNNER_SRC) common/records.h
+	@mkdir -p $(dir $@)
+	$(RUNNER_PYTHON) -B sandboxd/feedback/runner/build_pyz.py common/records.h \
+	  sandboxd/feedback/runner $@
+
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIBS) $(HELPER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_OBJ) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
@@ -100,9 +119,11 @@ $(BUILD)/tests/%: tests/integration/%.c $(TEST_LIBS) $(HELPER_OBJ)
 unit: $(UNIT_BIN)
 	@tests/run_suite.sh unit $(UNIT_BIN)
 
-# The in-jail runner's own suite (Python's unittest, run outside the jail).
-runner-tests:
-	@PYTHON=/usr/bin/python3 tests/run_suite.sh runner tests/runner/test_runner.py
+# The in-jail runner's own suite (Python's unittest, run outside the jail), on
+# the bundle the jail runs.
+runner-tests: $(BUILD)/runner.pyz
+	@SBX_RUNNER=$(BUILD)/runner.pyz PYTHON=/usr/bin/python3 tests/run_suite.sh runner \
+	  tests/runner/test_runner.py
 
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
@@ -145,6 +166,21 @@ check-asan: deps asan
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  unit integration
+
+# ThreadSanitizer on the daemon and its integration suites. The job's init is
+# a raw clone() of the daemon that TSan cannot follow: the files whose code
+# runs there are built without instrumentation (TSAN_PLAIN), and that code
+# makes only plain syscalls (docs/architecture.md).
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+TSAN_PLAIN := $(addprefix sandboxd/jail/,jail.c mounts.c ns.c net.c uid.c caps.c rlimits.c fdpass.c)
+$(patsubst %.c,build-tsan/obj/%.o,$(TSAN_PLAIN)): CFLAGS += -fno-sanitize=thread
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" \
+	  all $(patsubst $(BUILD)/%,build-tsan/%,$(INTEG_BIN))
+
+check-tsan: deps tsan
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
+	  $(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" integration
 
 # libFuzzer targets over the parsers that read hostile bytes: requests, the
 # runner's result records, and the policy loaders. FUZZ_SECONDS each; a crash
@@ -204,7 +240,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/doc/sandboxd
 	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
-	install -m 0644 sandboxd/feedback/runner/runner.py $(DESTDIR)$(PREFIX)/share/sandboxd/runner.py
+	install -m 0644 $(BUILD)/runner.pyz $(DESTDIR)$(PREFIX)/share/sandboxd/runner.pyz
 	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/
 
 SOURCES := $(shell find common sandboxd client tests examples -name '*.[ch]' 2>/dev/null)

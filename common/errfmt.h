@@ -11,7 +11,7 @@
 __attribute__((format(printf, 3, 4))) int errfmt(char *err, size_t errlen, const char *fmt, ...);
 /* The same with ": <description of e>" appended when e is not 0. */
 __attribute__((format(printf, 4, 5))) int errfmt_errno(char *err, size_t errlen, int e,
-							 const char *fmt, ...);
+						       const char *fmt, ...);
 /* strerror without its static buffer (safe in worker threads). */
 const char *errfmt_desc(int e);
 

@@ -29,7 +29,7 @@ struct config {
 	struct proto_bounds bounds;
 	struct profile_set profiles;
 	struct cg_root cg;
-	char *runner_src; /* sandboxd/runner/runner.py, read once at start */
+	char *runner_src; /* the runner bundle (runner.pyz), read once at start */
 	size_t runner_len;
 };
 

@@ -36,8 +36,8 @@ static void usage(FILE *f)
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n");
 }
 
-/* Default data paths: `rel` beside the build dir holding the binary (a
- * source tree), else the installed location. */
+/* Default data paths: `rel` from the directory holding the binary (a build
+ * dir in a source tree), else the installed location. */
 static void default_path(const char *rel, const char *installed, char *buf, size_t len)
 {
 	char exe[PATH_MAX];
@@ -47,7 +47,7 @@ static void default_path(const char *rel, const char *installed, char *buf, size
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(buf, len, "%.3000s/../%s", exe, rel);
+			snprintf(buf, len, "%.3000s/%s", exe, rel);
 			if (access(buf, R_OK) == 0)
 				return;
 		}
@@ -226,9 +226,9 @@ int main(int argc, char **argv)
 	cfg.uid_base = 61000;
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
 	proto_bounds_default(&cfg.bounds);
-	default_path("policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
-	default_path("sandboxd/feedback/runner/runner.py", "/usr/local/share/sandboxd/runner.py",
-		     runner, sizeof runner);
+	default_path("../policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
+	/* The runner bundle the build writes beside the binary (make all). */
+	default_path("runner.pyz", "/usr/local/share/sandboxd/runner.pyz", runner, sizeof runner);
 	if (parse_args(argc, argv, &cfg, pol, sizeof pol, runner, sizeof runner) < 0)
 		return 2;
 	if (!cfg.queue_capacity)

@@ -4,7 +4,6 @@
 
 #include "common/exitcodes.h"
 
-
 int cmd_eval(const char *sock, int argc, char **argv);
 int cmd_score(int argc, char **argv);
 

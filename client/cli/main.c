@@ -201,7 +201,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
 			tests_path = v;
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
 			   strcmp(a, "--coverage") == 0) {
-			const char *field = strcmp(a, "--format") == 0	     ? F_FORMAT
+			const char *field = strcmp(a, "--format") == 0	      ? F_FORMAT
 					    : strcmp(a, "--entry-point") == 0 ? F_ENTRY_POINT
 									      : F_COVERAGE;
 			json_object_set_new(req, field, json_string(v));

@@ -81,7 +81,8 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 		return errfmt(err, errlen, "--jobs and the generator timeout must be positive");
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) == 0)
-			return errfmt(err, errlen, "limit %s must be positive", proto_limit_names[i]);
+			return errfmt(err, errlen, "limit %s must be positive",
+				      proto_limit_names[i]);
 	*nsets = 0;
 	for (size_t i = 0; i < o->nsettings && i < EVAL_MAX_SETTINGS; i++) {
 		const struct eval_setting *s = eval_setting_find(o->settings[i]);
@@ -96,9 +97,9 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 		 * reference's logged feedback instead. */
 		if (s->verbal != VERBAL_NONE && !o->verbal && !o->reference)
 			return errfmt(err, errlen,
-				    "setting %s needs --verbal CMD (a verbal-feedback "
-				    "command)",
-				    s->name);
+				      "setting %s needs --verbal CMD (a verbal-feedback "
+				      "command)",
+				      s->name);
 		sets[(*nsets)++] = s;
 	}
 	if (*nsets == 0)
@@ -136,8 +137,8 @@ static int select_tasks(const struct eval_opts *o, const struct ds_set *ds,
 		}
 		if (nmiss)
 			return errfmt(err, errlen, "%zu task id%s not in %s: %s%s", nmiss,
-				    nmiss > 1 ? "s" : "", o->dataset, missing,
-				    nmiss > 8 ? ", ..." : "");
+				      nmiss > 1 ? "s" : "", o->dataset, missing,
+				      nmiss > 8 ? ", ..." : "");
 	}
 	const struct ds_task **v = calloc(ds->n + 1, sizeof *v);
 	if (!v)
@@ -166,9 +167,9 @@ static int check_references(const struct ds_task **tasks, size_t n,
 	for (size_t i = 0; live && expert && i < n; i++)
 		if (!tasks[i]->reference || !*tasks[i]->reference)
 			return errfmt(err, errlen,
-				    "task %s has no reference solution, which expert "
-				    "feedback (SEF) needs",
-				    tasks[i]->id);
+				      "task %s has no reference solution, which expert "
+				      "feedback (SEF) needs",
+				      tasks[i]->id);
 	return 0;
 }
 
@@ -180,8 +181,8 @@ static int check_reference_log(const struct rec_index *ref, const struct eval_ct
 	for (size_t i = 0; i < c->nitems; i++) {
 		const struct eval_item *it = &c->items[i];
 		if (!ri_has_setting(ref, it->set->name))
-			return errfmt(err, errlen, "reference %s has no records for setting %s", dir,
-				    it->set->name);
+			return errfmt(err, errlen, "reference %s has no records for setting %s",
+				      dir, it->set->name);
 		int last = c->turns > 0 ? c->turns - 1 : 0;
 		int fp = ri_first_pass(ref, it->set->name, it->task->id);
 		if (fp >= 0 && fp < last)
@@ -189,9 +190,9 @@ static int check_reference_log(const struct rec_index *ref, const struct eval_ct
 		int have = ri_done_turns(ref, it->set->name, it->task->id);
 		if (have <= last)
 			return errfmt(err, errlen,
-				    "reference %s has no record for setting %s, task "
-				    "%s, turn %d (static mode replays turns 0..%d)",
-				    dir, it->set->name, it->task->id, have, last);
+				      "reference %s has no record for setting %s, task "
+				      "%s, turn %d (static mode replays turns 0..%d)",
+				      dir, it->set->name, it->task->id, have, last);
 	}
 	return 0;
 }
@@ -209,7 +210,7 @@ static int mkdirs(const char *path, char *err, size_t errlen)
 			*p = '\0';
 			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
 				return errfmt(err, errlen, "cannot create %s: %s", buf,
-					    errfmt_desc(errno));
+					      errfmt_desc(errno));
 			if (end)
 				return 0;
 			*p = '/';
@@ -244,16 +245,16 @@ static int open_resume(struct eval_ctx *c, const char *path, const struct eval_s
 	const char *want = c->static_mode ? MODE_STATIC : MODE_LIVE;
 	if (mode && strcmp(mode, want) != 0)
 		return errfmt(err, errlen, "%s holds a %s run; this one is %s (use another --out)",
-			    path, mode, want);
+			      path, mode, want);
 	int had = -1;
 	for (size_t i = 0; i < nsets; i++)
 		if (ri_max_turns(c->resume, sets[i]->name) > had)
 			had = ri_max_turns(c->resume, sets[i]->name);
 	if (had > c->turns)
 		return errfmt(err, errlen,
-			    "%s was run with --turns %d; continue it with --turns >= %d "
-			    "or use another --out",
-			    path, had, had);
+			      "%s was run with --turns %d; continue it with --turns >= %d "
+			      "or use another --out",
+			      path, had, had);
 	if (had >= 0 && had < c->turns) {
 		/* Longer conversations: older records say how many turns their
 		 * run had, and every record of a setting must agree for scoring. */
@@ -433,7 +434,7 @@ static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eva
 		struct stat st;
 		if (stat(path, &st) < 0)
 			rc = errfmt(err, errlen, "--reference %s: no %s there", o->reference,
-				  TURNS_FILE);
+				    TURNS_FILE);
 		else if (!(c->ref = ri_load(path, false, stderr, err, errlen)))
 			rc = -1;
 	}
@@ -469,7 +470,8 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 	if (rc == 0) {
 		c.log_fd = open(turns_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (c.log_fd < 0)
-			rc = errfmt(err, errlen, "cannot open %s: %s", turns_path, errfmt_desc(errno));
+			rc = errfmt(err, errlen, "cannot open %s: %s", turns_path,
+				    errfmt_desc(errno));
 	}
 	int jobs = o->jobs;
 	if (rc == 0 && c.nitems && jobs <= 0 && (jobs = daemon_workers(o->socket, err, errlen)) < 0)
@@ -483,7 +485,7 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 		rc = write_outputs(o->out_dir, turns_path, err, errlen);
 		if (wrc < 0)
 			rc = errfmt(err, errlen, "%s (finished turns are kept; rerun to resume)",
-				  c.err);
+				    c.err);
 	}
 	if (c.log_fd >= 0)
 		close(c.log_fd);

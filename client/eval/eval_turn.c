@@ -486,7 +486,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 			json_t *ref = ri_get(c->ref, it->set->name, it->task->id, turn);
 			if (!ref) {
 				errfmt(err, errlen, "reference has no record for %s %s turn %d",
-				     it->set->name, it->task->id, turn);
+				       it->set->name, it->task->id, turn);
 				return NULL;
 			}
 			r = is_pass(ref) ? carry(c, it, turn, ref, true) : NULL;
@@ -498,7 +498,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 			ref_prev = ri_get(c->ref, it->set->name, it->task->id, turn - 1);
 			if (!ref_prev) {
 				errfmt(err, errlen, "reference has no record for %s %s turn %d",
-				     it->set->name, it->task->id, turn - 1);
+				       it->set->name, it->task->id, turn - 1);
 				return NULL;
 			}
 		}
@@ -525,7 +525,7 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		prev = ri_get(c->resume, it->set->name, it->task->id, it->done_turns - 1);
 		if (!prev) {
 			errfmt(err, errlen, "cannot read back %s %s turn %d from %s", it->set->name,
-			     it->task->id, it->done_turns - 1, TURNS_FILE);
+			       it->task->id, it->done_turns - 1, TURNS_FILE);
 			return -1;
 		}
 	}

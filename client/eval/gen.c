@@ -251,7 +251,8 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 	    struct gen_result *r)
 {
 	int fds[6] = {-1, -1, -1, -1, -1, -1}; /* stdin pipe, stdout pipe, exec errors */
-	long long start = (long long)clock_mono_ms(), deadline = timeout_ms > 0 ? start + timeout_ms : -1;
+	long long start = (long long)clock_mono_ms(),
+		  deadline = timeout_ms > 0 ? start + timeout_ms : -1;
 	memset(r, 0, sizeof *r);
 	if (!cmd)
 		return cannot_start(r, "command", EINVAL, fds);

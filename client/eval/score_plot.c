@@ -132,7 +132,8 @@ int score_plot_svg(const struct score_table *t, const char *path, char *err, siz
 	int fd = mkstemp(tmp);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
-		snprintf(err, errlen, "cannot create a file beside %s: %s", path, errfmt_desc(errno));
+		snprintf(err, errlen, "cannot create a file beside %s: %s", path,
+			 errfmt_desc(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);

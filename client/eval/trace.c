@@ -186,7 +186,7 @@ static int scan(struct rec_index *ri, FILE *f, const char *path, bool repair, FI
 			 * finished, so its turn is redone. */
 			if (repair && ftruncate(fileno(f), off) < 0) {
 				errfmt(err, errlen, "%s: cannot cut the torn last line: %s", path,
-				     errfmt_desc(errno));
+				       errfmt_desc(errno));
 				rc = -1;
 			} else if (warn) {
 				fprintf(warn, "%s:%zu: torn last line %s\n", path, lineno,

@@ -134,7 +134,7 @@ static json_t *read_line(struct sbx_conn *c, int timeout_ms, char *err, size_t e
 			continue;
 		if (r <= 0) {
 			errfmt(err, errlen, "sandboxd closed the connection%s%s", r < 0 ? ": " : "",
-			     r < 0 ? errfmt_desc(errno) : "");
+			       r < 0 ? errfmt_desc(errno) : "");
 			return NULL;
 		}
 		c->len += (size_t)r;

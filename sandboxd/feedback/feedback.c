@@ -5,6 +5,7 @@
  * reported is an error, never a pass. */
 #include "sandboxd/feedback/feedback.h"
 
+#include "common/records.h"
 #include "common/text.h"
 
 #include <stdio.h>
@@ -12,10 +13,14 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_NAME 1000
-#define MAX_MESSAGE 4000
-#define MAX_TRACEBACK 8000
 #define WATCHDOG_GRACE_NS 1000000000u /* the runner's own alarm fires first */
+
+/* The runner's caps (characters) are within the daemon's (bytes), so ASCII
+ * text is never trimmed twice; an assert's name keeps room for " [n]". */
+_Static_assert(REC_SEND_NAME_MAX + 16 <= REC_NAME_MAX, "runner name cap");
+_Static_assert(REC_SEND_MESSAGE_MAX <= REC_MESSAGE_MAX, "runner message cap");
+_Static_assert(REC_SEND_TRACEBACK_MAX <= REC_TRACEBACK_MAX, "runner traceback cap");
+_Static_assert(REC_SEND_INTERNAL_MAX <= REC_MESSAGE_MAX, "runner internal error cap");
 
 void fb_init(struct fb_run *f, const char *key, long test_timeout_ms)
 {
@@ -25,13 +30,17 @@ void fb_init(struct fb_run *f, const char *key, long test_timeout_ms)
 	f->running = -1;
 }
 
+static void free_test(struct fb_test *t)
+{
+	free(t->name);
+	free(t->message);
+	free(t->traceback);
+}
+
 void fb_free(struct fb_run *f)
 {
-	for (size_t i = 0; i < f->ntests; i++) {
-		free(f->tests[i].name);
-		free(f->tests[i].message);
-		free(f->tests[i].traceback);
-	}
+	for (size_t i = 0; i < f->ntests; i++)
+		free_test(&f->tests[i]);
 	free(f->tests);
 	json_decref(f->compile_errors);
 	free(f->compile_feedback);
@@ -68,19 +77,31 @@ int fb_add_test(struct fb_run *f, const char *name, enum proto_outcome o, const 
 	if (!nt)
 		return -1;
 	f->tests = nt;
-	struct fb_test *t = &f->tests[f->ntests];
-	memset(t, 0, sizeof *t);
-	t->name = strdup(name);
-	t->outcome = (int)o;
-	t->started = (int)o >= 0;
-	t->message = message ? strdup(message) : NULL;
-	t->traceback = traceback ? strdup(traceback) : NULL;
-	t->duration_ms = duration_ms;
-	if (!t->name)
+	struct fb_test t = {
+	    .name = strdup(name),
+	    .outcome = (int)o,
+	    .started = (int)o >= 0,
+	    .message = message ? strdup(message) : NULL,
+	    .traceback = traceback ? strdup(traceback) : NULL,
+	    .duration_ms = duration_ms,
+	};
+	/* All or nothing: a copy that failed frees the ones that did not. */
+	if (!t.name || (message && !t.message) || (traceback && !t.traceback)) {
+		free_test(&t);
 		return -1;
-	f->ntests++;
+	}
+	f->tests[f->ntests++] = t;
 	f->have_plan = true;
 	return 0;
+}
+
+/* Forgets every test from the n-th on (a plan that could not be stored
+ * whole is not stored at all). */
+static void drop_tests(struct fb_run *f, size_t n)
+{
+	while (f->ntests > n)
+		free_test(&f->tests[--f->ntests]);
+	f->have_plan = f->ntests > 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -98,7 +119,7 @@ static bool plan_names_ok(json_t *tests)
 	json_array_foreach(tests, i, v)
 	{
 		if (!ok || !json_is_string(v) || json_string_length(v) == 0 ||
-		    json_string_length(v) > MAX_NAME ||
+		    json_string_length(v) > REC_NAME_MAX ||
 		    strlen(json_string_value(v)) != json_string_length(v)) {
 			ok = false;
 			break;
@@ -116,8 +137,8 @@ static bool plan_names_ok(json_t *tests)
 
 static bool on_plan(struct fb_run *f, json_t *o)
 {
-	json_t *tests = json_object_get(o, "tests"), *v;
-	size_t i;
+	json_t *tests = json_object_get(o, REC_F_TESTS), *v;
+	size_t i, n0 = f->ntests;
 	/* Only the first plan record after the compile record counts, valid or
 	 * not: the runner sends it before any candidate code runs; anything
 	 * later may be forged. */
@@ -125,13 +146,15 @@ static bool on_plan(struct fb_run *f, json_t *o)
 	if (f->have_compile)
 		f->plan_seen = true;
 	if (!first || f->have_plan || !f->have_compile || !f->compile_ok || !json_is_array(tests) ||
-	    json_array_size(tests) > 100000 || !plan_names_ok(tests))
+	    json_array_size(tests) > REC_PLAN_MAX || !plan_names_ok(tests))
 		return false;
 	json_array_foreach(tests, i, v)
 	{
 		if (fb_add_test(f, json_string_value(v), (enum proto_outcome) - 1, NULL, NULL, 0) <
-		    0)
+		    0) {
+			drop_tests(f, n0);
 			return false;
+		}
 		f->tests[f->ntests - 1].outcome = -1;
 		f->tests[f->ntests - 1].started = false;
 	}
@@ -141,7 +164,7 @@ static bool on_plan(struct fb_run *f, json_t *o)
 
 static bool on_compile(struct fb_run *f, json_t *o)
 {
-	json_t *ok = json_object_get(o, "ok"), *errs = json_object_get(o, "errors"), *e;
+	json_t *ok = json_object_get(o, REC_F_OK), *errs = json_object_get(o, REC_F_ERRORS), *e;
 	size_t i;
 	bool first = !f->compile_seen;
 	f->compile_seen = true;
@@ -149,32 +172,34 @@ static bool on_compile(struct fb_run *f, json_t *o)
 		return false;
 	f->have_compile = true;
 	f->compile_ok = json_is_true(ok);
-	f->compile_feedback = str_field(o, "feedback", MAX_TRACEBACK);
+	f->compile_feedback = str_field(o, REC_F_FEEDBACK, REC_TRACEBACK_MAX);
 	f->compile_errors = json_array();
 	/* Rebuilt field by field: only known keys and types reach the client. */
 	json_array_foreach(errs, i, e)
 	{
-		if (i >= 16 || !json_is_object(e))
+		if (i >= REC_ERRORS_MAX || !json_is_object(e))
 			break;
-		json_t *line = json_object_get(e, C_LINE), *col = json_object_get(e, C_COLUMN);
-		char *type = str_field(e, C_TYPE, 200), *msg = str_field(e, T_MESSAGE, MAX_MESSAGE);
-		json_t *text = json_object_get(e, C_TEXT);
+		json_t *line = json_object_get(e, REC_E_LINE),
+		       *col = json_object_get(e, REC_E_COLUMN);
+		char *type = str_field(e, REC_E_TYPE, REC_ERROR_TYPE_MAX),
+		     *msg = str_field(e, REC_E_MESSAGE, REC_MESSAGE_MAX);
+		json_t *text = json_object_get(e, REC_E_TEXT);
+		size_t text_len = json_is_string(text) ? strlen(json_string_value(text)) : 0;
 		json_array_append_new(
 		    f->compile_errors,
-		    json_pack("{s:s,s:s,s:o,s:o,s:o}", C_TYPE, type ? type : "", T_MESSAGE,
-			      msg ? msg : "", C_LINE,
-			      json_is_integer(line) ? json_integer(json_integer_value(line))
-						    : json_null(),
-			      C_COLUMN,
-			      json_is_integer(col) ? json_integer(json_integer_value(col))
-						   : json_null(),
-			      C_TEXT,
-			      json_is_string(text)
-				  ? proto_json_bytes(json_string_value(text),
-						     strlen(json_string_value(text)) > 2000
-							 ? 2000
-							 : strlen(json_string_value(text)))
-				  : json_null()));
+		    json_pack(
+			"{s:s,s:s,s:o,s:o,s:o}", C_TYPE, type ? type : "", T_MESSAGE,
+			msg ? msg : "", C_LINE,
+			json_is_integer(line) ? json_integer(json_integer_value(line))
+					      : json_null(),
+			C_COLUMN,
+			json_is_integer(col) ? json_integer(json_integer_value(col)) : json_null(),
+			C_TEXT,
+			json_is_string(text)
+			    ? proto_json_bytes(json_string_value(text),
+					       text_len > REC_ERROR_TEXT_MAX ? REC_ERROR_TEXT_MAX
+									     : text_len)
+			    : json_null()));
 		free(type);
 		free(msg);
 	}
@@ -183,7 +208,7 @@ static bool on_compile(struct fb_run *f, json_t *o)
 
 static bool on_start(struct fb_run *f, json_t *o, uint64_t now)
 {
-	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *name = json_string_value(json_object_get(o, REC_F_NAME));
 	int i = name && f->have_plan ? find_test(f, name) : -1;
 	if (i < 0 || f->tests[i].started)
 		return false;
@@ -195,13 +220,13 @@ static bool on_start(struct fb_run *f, json_t *o, uint64_t now)
 
 static bool on_result(struct fb_run *f, json_t *o)
 {
-	if (json_is_true(json_object_get(o, "extra"))) {
+	if (json_is_true(json_object_get(o, REC_F_EXTRA))) {
 		f->extra_tests++;
 		return true;
 	}
-	const char *name = json_string_value(json_object_get(o, "name"));
-	const char *oc = json_string_value(json_object_get(o, "outcome"));
-	json_t *dur = json_object_get(o, "duration_ms");
+	const char *name = json_string_value(json_object_get(o, REC_F_NAME));
+	const char *oc = json_string_value(json_object_get(o, REC_F_OUTCOME));
+	json_t *dur = json_object_get(o, REC_F_DURATION_MS);
 	int i = name && f->have_plan ? find_test(f, name) : -1;
 	int outcome = oc ? proto_outcome_parse(oc) : -1;
 	/* First result wins: a forged result sent later changes nothing. A pass
@@ -213,8 +238,10 @@ static bool on_result(struct fb_run *f, json_t *o)
 	struct fb_test *t = &f->tests[i];
 	t->started = true;
 	t->outcome = outcome;
-	t->message = str_field(o, "message", MAX_MESSAGE);
-	t->traceback = str_field(o, "traceback", MAX_TRACEBACK);
+	free(t->message);
+	free(t->traceback);
+	t->message = str_field(o, REC_F_MESSAGE, REC_MESSAGE_MAX);
+	t->traceback = str_field(o, REC_F_TRACEBACK, REC_TRACEBACK_MAX);
 	t->duration_ms = json_is_integer(dur) && json_integer_value(dur) >= 0
 			     ? (long)json_integer_value(dur)
 			     : 0;
@@ -228,28 +255,28 @@ void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns)
 	struct fb_run *f = ctx;
 	json_error_t je;
 	json_t *o = line && !f->done ? json_loadb(line, len, JSON_REJECT_DUPLICATES, &je) : NULL;
-	const char *key = json_string_value(json_object_get(o, "key"));
-	const char *type = json_string_value(json_object_get(o, "type"));
+	const char *key = json_string_value(json_object_get(o, REC_F_KEY));
+	const char *type = json_string_value(json_object_get(o, REC_F_TYPE));
 	bool ok = false;
 	if (o && key && type && strcmp(key, f->key) == 0) {
-		if (strcmp(type, "compile") == 0)
+		if (strcmp(type, REC_COMPILE) == 0)
 			ok = on_compile(f, o);
-		else if (strcmp(type, "plan") == 0)
+		else if (strcmp(type, REC_PLAN) == 0)
 			ok = on_plan(f, o);
-		else if (strcmp(type, "start") == 0)
+		else if (strcmp(type, REC_START) == 0)
 			ok = on_start(f, o, now_ns);
-		else if (strcmp(type, "result") == 0)
+		else if (strcmp(type, REC_RESULT) == 0)
 			ok = on_result(f, o);
-		else if (strcmp(type, "module_error") == 0 && !f->module_error) {
+		else if (strcmp(type, REC_MODULE_ERROR) == 0 && !f->module_error) {
 			f->module_error = ok = true;
-			f->module_message = str_field(o, "message", MAX_MESSAGE);
-			f->module_traceback = str_field(o, "traceback", MAX_TRACEBACK);
-		} else if (strcmp(type, "harness_error") == 0 && !f->harness_error) {
-			f->harness_error = str_field(o, "message", MAX_MESSAGE);
+			f->module_message = str_field(o, REC_F_MESSAGE, REC_MESSAGE_MAX);
+			f->module_traceback = str_field(o, REC_F_TRACEBACK, REC_TRACEBACK_MAX);
+		} else if (strcmp(type, REC_HARNESS_ERROR) == 0 && !f->harness_error) {
+			f->harness_error = str_field(o, REC_F_MESSAGE, REC_MESSAGE_MAX);
 			ok = true;
-		} else if (strcmp(type, "note") == 0) {
+		} else if (strcmp(type, REC_NOTE) == 0) {
 			ok = true;
-		} else if (strcmp(type, "done") == 0) {
+		} else if (strcmp(type, REC_DONE) == 0) {
 			f->done = ok = true;
 		}
 	}
@@ -376,7 +403,7 @@ void fb_to_json(const struct fb_run *f, const struct proto_request *req, json_t 
 		      S_ERRORS, (json_int_t)count[OUT_ERROR], S_TIMEOUTS,
 		      (json_int_t)count[OUT_TIMEOUT], S_SKIPPED, (json_int_t)count[OUT_SKIPPED]));
 	const char *comp = !f->have_compile ? ""
-			   : f->compile_ok  ? "No syntax errors"
+			   : f->compile_ok  ? REC_NO_SYNTAX_ERRORS
 					    : (f->compile_feedback ? f->compile_feedback : "");
 	char *exec = fb_execution_text(f, req->coverage, req->partial_tests);
 	json_object_set_new(resp, R_FEEDBACK,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/protocol.h"
+#include "common/records.h"
 
 #define FB_TRIM_CHARS 8000 /* ConvCodeWorld trims execution feedback here */
 
@@ -22,7 +23,7 @@ struct fb_test {
 };
 
 struct fb_run {
-	char key[33];
+	char key[REC_KEY_LEN + 1];
 	uint64_t test_timeout_ns; /* 0: no per-test limit */
 	bool compile_seen, have_compile, compile_ok;
 	bool plan_seen;
@@ -43,11 +44,13 @@ struct fb_run {
 void fb_init(struct fb_run *f, const char *key, long test_timeout_ms);
 void fb_free(struct fb_run *f);
 /* jail_hooks callbacks: one result-channel line (NULL: an over-long line),
- * and the watchdog deadline of the running test. */
+ * and the watchdog deadline of the running test. The records and what is
+ * done with a malformed one: common/records.h, docs/protocol.md. */
 void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns);
 uint64_t fb_deadline(void *ctx);
 
-/* Adds a test the daemon decided itself (stdio cases). */
+/* Adds a test the daemon decided itself (stdio cases); -1 without memory,
+ * and then nothing was added. */
 int fb_add_test(struct fb_run *f, const char *name, enum proto_outcome o, const char *message,
 		const char *traceback, long duration_ms);
 
@@ -72,7 +75,7 @@ enum fb_state {
  * the run component's (verdict_tests). */
 enum fb_state fb_settle(struct fb_run *f, enum proto_verdict run_verdict, bool watchdog);
 
-/* The model-facing execution feedback (caller frees). */
+/* The model-facing execution feedback (caller frees; NULL without memory). */
 char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long partial_n);
 
 /* Adds compile, tests, summary, feedback and integrity to a response. */

@@ -13,16 +13,21 @@
 struct buf {
 	char *s;
 	size_t len, cap;
+	bool failed; /* an append found no memory: the text is incomplete */
 };
 
 static void put(struct buf *b, const char *s)
 {
 	size_t n = strlen(s);
+	if (b->failed)
+		return;
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = (b->len + n + 1) * 2;
 		char *ns = realloc(b->s, cap);
-		if (!ns)
+		if (!ns) {
+			b->failed = true;
 			return;
+		}
 		b->s = ns;
 		b->cap = cap;
 	}
@@ -39,11 +44,15 @@ char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long pa
 {
 	struct buf b = {0};
 	put(&b, "");
+	if (b.failed)
+		return NULL;
 	if (cov == COV_NONE || !f->have_compile || !f->compile_ok)
 		return b.s;
 	if (f->module_error) {
-		put(&b, f->module_traceback && f->module_traceback[0] ? f->module_traceback
-								      : f->module_message);
+		/* Either may be NULL: its copy found no memory. */
+		const char *m = f->module_traceback && f->module_traceback[0] ? f->module_traceback
+									      : f->module_message;
+		put(&b, m ? m : "");
 	} else {
 		size_t shown = f->ntests;
 		if (cov == COV_PARTIAL && partial_n > 0 && (size_t)partial_n < shown)
@@ -63,7 +72,9 @@ char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long pa
 		if (!b.len && shown > 0)
 			put(&b, "Passed all test runs");
 	}
-	char *trimmed = b.s ? text_trim(b.s, FB_TRIM_CHARS) : NULL;
+	/* An incomplete text would show a failure without its test's name, or
+	 * the other way round: none at all is better. */
+	char *trimmed = b.failed ? NULL : text_trim(b.s, FB_TRIM_CHARS);
 	free(b.s);
 	return trimmed;
 }

@@ -1,12 +1,13 @@
 /* The runner's job description and key (runner_job.h). */
 #include "sandboxd/feedback/runner_job.h"
+#include "common/records.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 
-int runner_job_key(char key[33])
+int runner_job_key(char key[REC_KEY_LEN + 1])
 {
 	unsigned char raw[16];
 	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)

@@ -4,9 +4,10 @@
 #define SBX_RUNNER_JOB_H
 
 #include "common/protocol.h"
+#include "common/records.h"
 
 /* 32 hex characters from getrandom(); -1 when no randomness could be had. */
-int runner_job_key(char key[33]);
+int runner_job_key(char key[REC_KEY_LEN + 1]);
 /* The job description the runner reads from /sandboxd/job.json, for the
  * request's tests run as `format` (its own, or "compile"); caller frees. */
 char *runner_job_json(const struct proto_request *req, const char *format);

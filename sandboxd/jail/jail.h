@@ -10,6 +10,7 @@
 
 #include "sandboxd/jail/rlimits.h"
 #include "sandboxd/jail/seccomp.h"
+#include "common/records.h"
 
 #define JAIL_MAX_ARGS 8
 
@@ -56,9 +57,9 @@ struct jail_spec {
 	bool runner;
 	const char *runner_src, *job_json;
 	size_t runner_len, job_len;
-	char key[33];	       /* result-channel key, handed over on a pipe */
-	char root_opts[64];    /* the root tmpfs, sized for the runner files */
-	char hashseed_env[40]; /* PYTHONHASHSEED=… when the request has a seed */
+	char key[REC_KEY_LEN + 1]; /* result-channel key, handed over on a pipe */
+	char root_opts[64];	   /* the root tmpfs, sized for the runner files */
+	char hashseed_env[40];	   /* PYTHONHASHSEED=… when the request has a seed */
 	uid_t uid;
 	gid_t gid;
 	const char *root_dir; /* empty host dir the job's root tmpfs is mounted on */

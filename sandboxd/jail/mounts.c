@@ -20,18 +20,10 @@
 /* Host /etc entries Python and common libraries read; missing ones are
  * skipped. The interpreter's versioned one (/etc/python3.11) comes from the
  * profile (profile.c). */
-static const char *const etc_binds[] = {"/etc/ld.so.cache",
-					"/etc/ld.so.conf",
-					"/etc/ld.so.conf.d",
-					"/etc/alternatives",
-					"/etc/localtime",
-					"/etc/ssl",
-					"/etc/ca-certificates",
-					"/etc/mime.types",
-					"/etc/python3",
-					"/etc/matplotlibrc",
-					"/etc/nsswitch.conf",
-					NULL};
+static const char *const etc_binds[] = {
+    "/etc/ld.so.cache", "/etc/ld.so.conf",   "/etc/ld.so.conf.d",    "/etc/alternatives",
+    "/etc/localtime",	"/etc/ssl",	     "/etc/ca-certificates", "/etc/mime.types",
+    "/etc/python3",	"/etc/matplotlibrc", "/etc/nsswitch.conf",   NULL};
 /* Merged-/usr links (or directories on older layouts). */
 static const char *const top_links[] = {"/bin",	  "/sbin",   "/lib", "/lib32",
 					"/lib64", "/libx32", NULL};

@@ -23,6 +23,7 @@
 #include "sandboxd/jail/ns.h"
 #include "common/errfmt.h"
 #include "common/clock.h"
+#include "common/records.h"
 
 #define CHILD_STACK (256 * 1024)
 #define IDLE_POLL_NS 10000000u /* 10 ms: after the kill, or without a pidfd */
@@ -85,15 +86,12 @@ static int read_stream(struct stream *s)
 	return 0;
 }
 
-#define RESULT_LINE_MAX (1u << 20)
-#define RESULT_TOTAL_MAX (64u << 20)
-
 /* The test runner's result channel, split into lines for the hooks. */
 struct results {
 	int fd;
 	char *buf;
 	size_t len, total;
-	bool skipping; /* inside a line longer than RESULT_LINE_MAX */
+	bool skipping; /* inside a line longer than REC_LINE_MAX */
 };
 
 /* The job's files: pipes and the cancel/notify channels. */
@@ -116,7 +114,7 @@ static void read_results(struct results *rs, const struct jail_hooks *h)
 	}
 	/* Past the total bound the channel is drained but no longer parsed, so a
 	 * flood can neither block the job nor grow the daemon. */
-	if (rs->total > RESULT_TOTAL_MAX || !h)
+	if (rs->total > REC_TOTAL_MAX || !h)
 		return;
 	rs->total += (size_t)n;
 	uint64_t now = clock_mono_ns();
@@ -133,11 +131,11 @@ static void read_results(struct results *rs, const struct jail_hooks *h)
 		}
 		if (rs->skipping)
 			continue;
-		if (rs->len == RESULT_LINE_MAX) {
+		if (rs->len == REC_LINE_MAX) {
 			rs->skipping = true;
 			continue;
 		}
-		if (!rs->buf && !(rs->buf = malloc(RESULT_LINE_MAX)))
+		if (!rs->buf && !(rs->buf = malloc(REC_LINE_MAX)))
 			return;
 		rs->buf[rs->len++] = ch;
 	}
@@ -394,7 +392,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
 	      const struct jail_hooks *hooks, struct jail_result *r)
 {
-	int pp[PIPE_COUNT][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+	int pp[PIPE_COUNT][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1},
+				 {-1, -1}, {-1, -1}, {-1, -1}};
 	int sv[2] = {-1, -1}, npipes = s->runner ? PIPE_COUNT : PIPE_STDERR + 1;
 	memset(r, 0, sizeof *r);
 	r->violation_nr = -1;

@@ -38,17 +38,17 @@ static int load_limits(const char *fname, const char *which, json_t *o, struct p
 			i++;
 		if (i == PROTO_NLIMITS)
 			return errfmt(err, errlen, "%s: limits.%s.%s: unknown limit", fname, which,
-				    key);
+				      key);
 		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
 		    json_integer_value(v) > (1LL << 40))
 			return errfmt(err, errlen, "%s: limits.%s.%s: must be a positive integer",
-				    fname, which, key);
+				      fname, which, key);
 		*proto_limit_ref(l, i) = (long)json_integer_value(v);
 	}
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(l, i) <= 0)
 			return errfmt(err, errlen, "%s: limits.%s.%s: missing", fname, which,
-				    proto_limit_names[i]);
+				      proto_limit_names[i]);
 	return 0;
 }
 
@@ -66,14 +66,15 @@ static int load_strings(const char *fname, const char *field, json_t *a, char **
 		if (!json_is_string(v) || json_string_length(v) == 0 ||
 		    json_string_length(v) >= PATH_MAX)
 			return errfmt(err, errlen, "%s: %s[%zu]: must be a non-empty string", fname,
-				    field, i);
+				      field, i);
 		const char *s = json_string_value(v);
 		if (paths && !path_is_clean(s))
-			return errfmt(err, errlen, "%s: %s[%zu]: \"%s\" is not a clean absolute path",
-				    fname, field, i, s);
+			return errfmt(err, errlen,
+				      "%s: %s[%zu]: \"%s\" is not a clean absolute path", fname,
+				      field, i, s);
 		if (paths && access(s, F_OK) < 0)
 			return errfmt(err, errlen, "%s: %s[%zu]: \"%s\": %s", fname, field, i, s,
-				    errfmt_desc(errno));
+				      errfmt_desc(errno));
 		out[(*n)++] = strdup(s);
 		if (!out[*n - 1])
 			return errfmt(err, errlen, "out of memory");
@@ -129,8 +130,8 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 		if (strcmp(key, "interpreter") == 0) {
 			if (!json_is_string(v) || !path_is_clean(json_string_value(v)))
 				return errfmt(err, errlen,
-					    "%s: interpreter: must be a clean absolute path",
-					    fname);
+					      "%s: interpreter: must be a clean absolute path",
+					      fname);
 			snprintf(p->interpreter, sizeof p->interpreter, "%s", json_string_value(v));
 		} else if (strcmp(key, "args") == 0) {
 			rc = load_strings(fname, key, v, p->args, PROFILE_MAX_ARGS, &p->nargs,
@@ -142,16 +143,16 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 			if (!json_is_string(v) || strchr(json_string_value(v), '/') ||
 			    json_string_length(v) == 0)
 				return errfmt(err, errlen,
-					    "%s: seccomp: must be a file name in the policies "
-					    "directory",
-					    fname);
+					      "%s: seccomp: must be a file name in the policies "
+					      "directory",
+					      fname);
 			seccomp = json_string_value(v);
 		} else if (strcmp(key, "limits") == 0) {
 			limits = v;
 		} else if (strcmp(key, "description") == 0) {
 			if (!json_is_string(v))
 				return errfmt(err, errlen, "%s: description: must be a string",
-					    fname);
+					      fname);
 		} else {
 			return errfmt(err, errlen, "%s: %s: unknown field", fname, key);
 		}
@@ -163,15 +164,15 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 	struct stat st;
 	if (stat(p->interpreter, &st) < 0 || access(p->interpreter, X_OK) < 0)
 		return errfmt(err, errlen, "%s: interpreter: \"%s\": %s", fname, p->interpreter,
-			    errfmt_desc(errno));
+			      errfmt_desc(errno));
 	if (!S_ISREG(st.st_mode))
 		return errfmt(err, errlen, "%s: interpreter: \"%s\" is not a regular file", fname,
-			    p->interpreter);
+			      p->interpreter);
 	if (!interpreter_reachable(p))
 		return errfmt(err, errlen,
-			    "%s: interpreter: \"%s\" is neither under /usr nor under a "
-			    "readonly_paths entry",
-			    fname, p->interpreter);
+			      "%s: interpreter: \"%s\" is neither under /usr nor under a "
+			      "readonly_paths entry",
+			      fname, p->interpreter);
 	find_interpreter_etc(p);
 	if (!limits || !json_is_object(limits))
 		return errfmt(err, errlen, "%s: limits: missing or not an object", fname);
@@ -187,7 +188,7 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&p->defaults, i) > proto_limit_get(&p->maxima, i))
 			return errfmt(err, errlen, "%s: limits.default.%s: above limits.max", fname,
-				    proto_limit_names[i]);
+				      proto_limit_names[i]);
 	if (!seccomp)
 		return errfmt(err, errlen, "%s: seccomp: missing", fname);
 	char path[PATH_MAX];
@@ -211,7 +212,7 @@ int profile_load_text(const char *dir, const char *fname, const char *text, bool
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return errfmt(err, errlen, "%s: invalid JSON at line %d: %s", fname, jerr.line,
-			    jerr.text);
+			      jerr.text);
 	int rc = load_object(dir, fname, root, want_notify, p, err, errlen);
 	json_decref(root);
 	if (rc < 0)
@@ -319,7 +320,7 @@ int limits_resolve(const struct proto_limits *req, const struct profile *p,
 			v = proto_limit_get(&p->defaults, i);
 		if (v <= 0)
 			return errfmt(msg, msglen, "limit \"%s\" must be positive",
-				    proto_limit_names[i]);
+				      proto_limit_names[i]);
 		long max = proto_limit_get(&p->maxima, i);
 		*proto_limit_ref(out, i) = v > max ? max : v;
 	}

@@ -12,6 +12,7 @@
 #include "sandboxd/feedback/runner_job.h"
 #include "sandboxd/feedback/stdio_match.h"
 #include "sandboxd/run/run_priv.h"
+#include "common/records.h"
 
 #define CASE_TRACEBACK_MAX 4000
 
@@ -19,7 +20,7 @@
 static bool plan_run_runner(const struct config *cfg, int slot, const struct job *j,
 			    const char *format, struct fb_run *fb, struct run_facts *f)
 {
-	char key[33];
+	char key[REC_KEY_LEN + 1];
 	char *job = runner_job_key(key) == 0 ? runner_job_json(&j->req, format) : NULL;
 	fb_init(fb, job ? key : "", j->req.test_timeout_ms);
 	if (!job) {

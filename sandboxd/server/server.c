@@ -46,7 +46,6 @@ struct conn {
 	struct conn *next;
 };
 
-
 static int listen_fd = -1, wake_fd = -1;
 static struct conn *conns;
 static size_t nconns;

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""Tests of the in-jail test runner (sandboxd/feedback/runner/runner.py).
+"""Tests of the in-jail test runner (the sbx_runner package under
+sandboxd/feedback/runner/), on the bundle the jail runs: $SBX_RUNNER, by
+default build/runner.pyz (`make runner-tests` builds it and sets SBX_RUNNER).
 
-The runner is run directly, outside the jail, as the daemon would start it:
-`/usr/bin/python3 -B runner.py`, the key on fd 4 (written, then closed), the
+The bundle is run directly, outside the jail, as the daemon would start it:
+`/usr/bin/python3 -B runner.pyz`, the key on fd 4 (written, then closed), the
 result pipe on fd 3, the job in a job.json named by SBX_RUNNER_JOB.  Each test
-reads every record the runner wrote and checks them.
+reads every record the runner wrote and checks them against the names of
+common/records.h.  BundleTests check the bundle itself: built reproducibly
+from the sources, its record names those of records.h, runnable under the
+jail's file name without writing anything.
 
-Run from the repository root:  python3 tests/runner/test_runner.py
+Run from the repository root:  make runner-tests
+  (or: make build/runner.pyz && python3 tests/runner/test_runner.py)
 Real data comes from ../shared/datasets/ (skipped when absent).
 
 What the machine must have is probed, never assumed; a test whose subject is
@@ -24,6 +30,7 @@ import gzip
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -34,10 +41,14 @@ import textwrap
 import threading
 import time
 import unittest
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUNNER = os.path.join(REPO, "sandboxd", "feedback", "runner", "runner.py")
+RUNNER_SRC = os.path.join(REPO, "sandboxd", "feedback", "runner")
+RUNNER = os.path.abspath(os.environ.get("SBX_RUNNER") or
+                         os.path.join(REPO, "build", "runner.pyz"))
+RECORDS_H = os.path.join(REPO, "common", "records.h")
 PYTHON = "/usr/bin/python3"
 DATASETS = os.path.normpath(os.path.join(REPO, "..", "shared", "datasets"))
 
@@ -54,6 +65,27 @@ for fd in {hr, hk, r, k} - {3, 4}:
     os.close(fd)
 os.execv(sys.argv[3], sys.argv[3:])
 """
+
+
+def read_records_h():
+    """{name: value} of common/records.h, read here on its own (not with the
+    bundle's generator, which BundleTests check against this)."""
+    with open(RECORDS_H) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    defs = {}
+    for m in re.finditer(r'^#define (REC_\w+)\s+("[^"]*"|\d+)\s*$', text, re.M):
+        v = m.group(2)
+        defs[m.group(1)] = v[1:-1] if v.startswith('"') else int(v)
+    return defs
+
+
+REC = read_records_h()
+REC_TYPES = {v for k, v in REC.items() if k.startswith("REC_") and
+             not k.startswith(("REC_F_", "REC_E_", "REC_OUT_")) and isinstance(v, str)} - \
+    {REC["REC_NO_SYNTAX_ERRORS"]}
+REC_FIELDS = {v for k, v in REC.items() if k.startswith("REC_F_")}
+REC_ERROR_FIELDS = {v for k, v in REC.items() if k.startswith("REC_E_")}
+REC_OUTCOMES = {v for k, v in REC.items() if k.startswith("REC_OUT_")}
 
 
 def dedent(s):
@@ -98,8 +130,10 @@ class Run:
             json.dumps(self.records, indent=1), self.stdout[-2000:], self.stderr[-2000:])
 
 
-def run_job(job, env_fds=False, timeout=30):
-    """Runs the runner on job; returns every record it wrote."""
+def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",)):
+    """Runs the runner (the bundle, unless runner names another file) on job;
+    returns every record it wrote."""
+    runner = runner or RUNNER
     job = dict({"tests": None, "entry_point": None, "test_timeout_ms": None,
                 "seed": None, "filename": "solution.py"}, **job)
     key = secrets.token_hex(16)
@@ -118,10 +152,10 @@ def run_job(job, env_fds=False, timeout=30):
     if job.get("seed") is not None:
         env["PYTHONHASHSEED"] = str(job["seed"])
     if env_fds:
-        argv = [PYTHON, "-B", RUNNER]
+        argv = [PYTHON, *flags, runner]
         env["SBX_RUNNER_KEY_FD"], env["SBX_RUNNER_RESULT_FD"] = str(kr), str(rw)
     else:
-        argv = [PYTHON, "-c", WRAPPER, str(rw), str(kr), PYTHON, "-B", RUNNER]
+        argv = [PYTHON, "-c", WRAPPER, str(rw), str(kr), PYTHON, *flags, runner]
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, cwd=work, env=env, pass_fds=(kr, rw),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -186,6 +220,11 @@ class RunnerTest(unittest.TestCase):
         self.assertTrue(r.records, r)
         for rec in r.records:
             self.assertEqual(rec.get("key"), r.key, rec)
+            # Every name is one of common/records.h.
+            self.assertIn(rec["type"], REC_TYPES, rec)
+            self.assertLessEqual(set(rec), REC_FIELDS, rec)
+            for e in rec.get("errors", []):
+                self.assertLessEqual(set(e), REC_ERROR_FIELDS, rec)
         self.assertEqual(r.records[0]["type"], "compile", r)
         types = [rec["type"] for rec in r.records]
         self.assertLessEqual(types.count("done"), 1, r)
@@ -207,12 +246,12 @@ class RunnerTest(unittest.TestCase):
                 started.add(rec["name"])
             elif t == "result":
                 self.assertIsNotNone(plan, r)
-                self.assertIn(rec["outcome"], ("passed", "failed", "error",
-                                               "timeout", "skipped"), r)
+                self.assertIn(rec["outcome"], REC_OUTCOMES, r)
                 self.assertIsInstance(rec["duration_ms"], int)
                 for k in ("message", "traceback"):
                     self.assertIsInstance(rec[k], str)
-                self.assertLessEqual(len(rec["traceback"]), 4000)
+                self.assertLessEqual(len(rec["traceback"]), REC["REC_SEND_TRACEBACK_MAX"])
+                self.assertLessEqual(len(rec["message"]), REC["REC_SEND_MESSAGE_MAX"])
                 if rec.get("extra"):
                     self.assertNotIn(rec["name"], plan, r)
                     continue
@@ -225,7 +264,8 @@ class RunnerTest(unittest.TestCase):
                 self.assertIn(t, ("note", "module_error", "harness_error", "done"), r)
 
     def assertCleanTraceback(self, tb):
-        self.assertNotIn("runner.py", tb)
+        self.assertNotIn("runner.py", tb)      # also runner.pyz
+        self.assertNotIn("sbx_runner", tb)
         self.assertNotIn("unittest/case.py", tb)
         self.assertNotIn(runner_stdlib() + "/", tb)
 
@@ -813,11 +853,16 @@ class IntegrityTests(RunnerTest):
                 IMPORTED = True
             except ImportError:
                 IMPORTED = False
+            try:
+                import sbx_runner
+                PKG_IMPORTED = True
+            except ImportError:
+                PKG_IMPORTED = False
         ''')
         r = self.run_job({"format": "asserts", "code": code,
                           "tests": ["assert DUMPABLE == 0", "assert PATH0 == CWD",
-                                    "assert not IMPORTED"]})
-        self.assertEqual([r.results[n]["outcome"] for n in r.plan], ["passed"] * 3, r)
+                                    "assert not IMPORTED", "assert not PKG_IMPORTED"]})
+        self.assertEqual([r.results[n]["outcome"] for n in r.plan], ["passed"] * 4, r)
 
     def test_fake_unittest_report_changes_nothing(self):
         code = dedent('''
@@ -936,6 +981,140 @@ class IntegrityTests(RunnerTest):
         self.assertNotIn("json/decoder.py", tb)
         self.assertTrue(tb.endswith("json.decoder.JSONDecodeError: Expecting property name "
                                     "enclosed in double quotes: line 1 column 2 (char 1)"), tb)
+
+
+# --------------------------------------------------------------------- the bundle
+
+def build_bundle(out, src=RUNNER_SRC):
+    subprocess.run([PYTHON, os.path.join(src, "build_pyz.py"), RECORDS_H, src, out],
+                   check=True, capture_output=True)
+
+
+class BundleTests(RunnerTest):
+    def test_bundle_is_reproducible_and_current(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b = os.path.join(tmp, "a.pyz"), os.path.join(tmp, "b.pyz")
+            build_bundle(a)
+            # A copy, with other mtimes and another directory order, builds the same bytes.
+            src = os.path.join(tmp, "src")
+            shutil.copytree(RUNNER_SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
+            for d, _, files in os.walk(src):
+                for f in files:
+                    os.utime(os.path.join(d, f), (1e9, 1e9))
+            build_bundle(b, src)
+            with open(a, "rb") as fa, open(b, "rb") as fb:
+                self.assertEqual(fa.read(), fb.read())
+            with zipfile.ZipFile(a) as z:
+                infos = z.infolist()
+                sources = {n: z.read(n) for n in z.namelist() if not n.endswith(".pyc")}
+        # The bundle under test holds the current sources (its bytecode is for
+        # the interpreter that built it).
+        with zipfile.ZipFile(RUNNER) as z:
+            self.assertEqual({n: z.read(n) for n in z.namelist() if not n.endswith(".pyc")},
+                             sources, "%s is not built from the current sources (make %s)" %
+                             (RUNNER, os.path.relpath(RUNNER, REPO)))
+        names = [i.filename for i in infos]
+        self.assertEqual(names, sorted(names))
+        self.assertEqual({i.date_time for i in infos}, {(1980, 1, 1, 0, 0, 0)})
+        self.assertIn("__main__.py", names)
+        self.assertIn("sbx_runner/records_h.py", names)
+        self.assertFalse([n for n in names if "__pycache__" in n])
+        # Bytecode only beside its source, for every module of the package.
+        pycs = {n[:-1] for n in names if n.endswith(".pyc")}
+        self.assertEqual(pycs, {n for n in names if n.startswith("sbx_runner/")
+                                and n.endswith(".py")})
+
+    def test_bundled_record_names_are_records_h(self):
+        with zipfile.ZipFile(RUNNER) as z:
+            src = z.read("sbx_runner/records_h.py").decode()
+        ns = {}
+        exec(src, ns)
+        self.assertEqual({k: v for k, v in ns.items() if k.startswith("REC_")}, REC)
+        self.assertGreater(len(REC), 40)
+
+    def test_generator_refuses_what_it_does_not_understand(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            h = os.path.join(tmp, "records.h")
+            with open(h, "w") as f:
+                f.write('#define REC_A "a"\n#define REC_B (1 << 4)\n')
+            p = subprocess.run([PYTHON, os.path.join(RUNNER_SRC, "build_pyz.py"), h,
+                                RUNNER_SRC, os.path.join(tmp, "x.pyz")],
+                               capture_output=True, text=True)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("REC_B", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "x.pyz")))
+
+    def test_no_record_name_spelled_outside_records_h(self):
+        """Records are built from records_h's names: no dict key or subscript
+        (but the job's) in the runner's sources spells a record field, and no
+        string spells an outcome."""
+        pkg = os.path.join(RUNNER_SRC, "sbx_runner")
+        found = []
+        for name in sorted(os.listdir(pkg)):
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(pkg, name)) as f:
+                tree = ast.parse(f.read(), name)
+            for node in ast.walk(tree):
+                keys = []
+                if isinstance(node, ast.Dict):
+                    keys = node.keys
+                elif isinstance(node, ast.Subscript) and not (   # job["tests"]: the job's
+                        getattr(node.value, "id", getattr(node.value, "attr", "")) == "job"):
+                    keys = [node.slice]
+                for k in keys:
+                    if isinstance(k, ast.Constant) and k.value in REC_FIELDS:
+                        found.append("%s:%d: %r" % (name, k.lineno, k.value))
+                if isinstance(node, ast.Constant) and node.value in REC_OUTCOMES:
+                    found.append("%s:%d: %r" % (name, node.lineno, node.value))
+        self.assertEqual(found, [])
+
+    # Bytecode compiled into the bundle names its file "sbx_runner/<module>.py".
+    BYTECODE_JOB = {"format": "asserts", "code": "import __main__\n",
+                    "tests": ["f = __main__.main.__code__.co_filename\n"
+                              "assert f == 'sbx_runner/main.py', f", "assert 1 == 2"]}
+
+    def test_bytecode_is_used(self):
+        r = self.run_job(self.BYTECODE_JOB)
+        self.assertEqual([r.results[n]["outcome"] for n in r.plan], ["passed", "failed"], r)
+        self.assertCleanTraceback(r.results[r.plan[1]]["traceback"])
+
+    def test_bytecode_for_another_python_falls_back_to_the_source(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for how in ("magic", "stale"):
+                path = os.path.join(tmp, how + ".pyz")
+                with zipfile.ZipFile(RUNNER) as src, zipfile.ZipFile(path, "w") as out:
+                    for info in src.infolist():
+                        data = src.read(info)
+                        if info.filename.endswith(".pyc"):
+                            if how == "magic":      # another Python version's
+                                data = bytes([data[0] ^ 0xff]) + data[1:]
+                            else:                   # its source hash no longer matches
+                                data = data[:8] + bytes(8) + data[16:]
+                        out.writestr(info, data)
+                r = self.run_job(self.BYTECODE_JOB, runner=path)
+                self.assertEqual([r.results[n]["outcome"] for n in r.plan],
+                                 ["failed", "failed"], (how, r))
+                self.assertEqual(r.results[r.plan[0]]["message"],
+                                 "AssertionError: %s/sbx_runner/main.py" % path, (how, r))
+                self.assertCleanTraceback(r.results[r.plan[1]]["traceback"])
+                self.assertTrue(r.done)
+
+    def test_runs_under_the_jails_name_and_writes_nothing(self):
+        # In the jail the bundle is /sandboxd/runner.py: Python runs a zip by
+        # its content, whatever the name.  Without -B, too, nothing is written
+        # beside it (the jail's root is read-only).
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "runner.py")
+            shutil.copyfile(RUNNER, path)
+            for flags in (("-B",), ()):
+                r = self.run_job({"format": "humaneval",
+                                  "code": "def add(a, b):\n    return a + b\n",
+                                  "tests": "def check(f):\n    assert f(1, 2) == 3\n",
+                                  "entry_point": "add"}, runner=path, flags=flags)
+                self.assertEqual(r.results["check"]["outcome"], "passed", r)
+                self.assertTrue(r.done)
+            self.assertEqual(os.listdir(tmp), ["runner.py"])
 
 
 # --------------------------------------------------------------------- seeding
@@ -1141,4 +1320,7 @@ class _SkipReportingResult(unittest.TextTestResult):
 if __name__ == "__main__":
     if not os.path.exists(PYTHON):
         sys.exit("%s is missing" % PYTHON)
+    if not os.path.exists(RUNNER):
+        sys.exit("%s is missing: build it first (make %s)" %
+                 (RUNNER, os.path.relpath(RUNNER, REPO)))
     unittest.main(testRunner=unittest.TextTestRunner(resultclass=_SkipReportingResult))

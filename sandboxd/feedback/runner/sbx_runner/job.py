@@ -1,0 +1,54 @@
+"""The job description, /sandboxd/job.json, read and checked: a job the
+runner cannot run is a HarnessError (not the candidate's fault)."""
+
+import json
+
+FORMATS = ("unittest", "humaneval", "asserts", "compile")
+JOB_MAX_BYTES = 64 << 20
+
+
+class HarnessError(Exception):
+    """The job cannot be run as given (not the candidate's fault)."""
+
+
+def load_job(path):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(JOB_MAX_BYTES + 1)
+    except OSError as e:
+        raise HarnessError("cannot read job: %s" % e)
+    if len(raw) > JOB_MAX_BYTES:
+        raise HarnessError("job is too large")
+    try:
+        job = json.loads(raw)
+    except ValueError as e:
+        raise HarnessError("job is not valid JSON: %s" % e)
+    if not isinstance(job, dict):
+        raise HarnessError("job is not a JSON object")
+    fmt = job.get("format")
+    if fmt not in FORMATS:
+        raise HarnessError("unknown format %r" % (fmt,))
+    if not isinstance(job.get("code"), str):
+        raise HarnessError("code must be a string")
+    tests = job.get("tests")
+    if fmt in ("unittest", "humaneval") and not isinstance(tests, str):
+        raise HarnessError("tests must be a string for format %s" % fmt)
+    if fmt == "asserts" and not (isinstance(tests, list) and
+                                 all(isinstance(t, str) for t in tests)):
+        raise HarnessError("tests must be a list of strings for asserts")
+    ep = job.get("entry_point")
+    if ep is not None and not isinstance(ep, str):
+        raise HarnessError("entry_point must be a string or null")
+    for k in ("test_timeout_ms", "seed"):
+        v = job.get(k)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise HarnessError("%s must be an integer or null" % k)
+    tmo = job.get("test_timeout_ms")
+    if tmo is not None and tmo <= 0:
+        raise HarnessError("test_timeout_ms must be positive")
+    fn = job.get("filename") or "solution.py"
+    if (not isinstance(fn, str) or len(fn) > 255 or
+            any(c in fn for c in "\n\r\0\"")):
+        raise HarnessError("bad filename")
+    job["filename"] = fn
+    return job

@@ -1,0 +1,54 @@
+"""Start-up: take the key and close its fd before anything else happens, move
+the result channel to a private fd, then run the job and always end with a
+done record and exit status 0 (unless the channel itself is unusable)."""
+
+import fcntl
+import os
+import traceback
+
+from . import records
+from .channel import (PRIVATE_FD_MIN, Channel, env_fd, fatal, flush_std,
+                      key_ok, set_nondumpable, shadow_fd, take_key)
+from .core import Runner
+from .job import HarnessError, load_job
+
+JOB_PATH = "/sandboxd/job.json"
+TEST_ENV = ("SBX_RUNNER_JOB", "SBX_RUNNER_KEY_FD", "SBX_RUNNER_RESULT_FD")
+
+
+def main():
+    # The key first: read it and close its fd before anything else happens.
+    key_fd = env_fd("SBX_RUNNER_KEY_FD", 4)
+    res_fd = env_fd("SBX_RUNNER_RESULT_FD", 3)
+    try:
+        key = take_key(key_fd)
+    except OSError as e:
+        fatal("cannot read the key: %s" % e)
+    if not key_ok(key):
+        fatal("the key is not %d hex characters" % records.KEY_LEN)
+    try:
+        out_fd = fcntl.fcntl(res_fd, fcntl.F_DUPFD_CLOEXEC, PRIVATE_FD_MIN)
+    except OSError as e:
+        fatal("no result channel: %s" % e)
+    shadow_fd(res_fd)
+    set_nondumpable()
+    chan = Channel(out_fd, key)
+    os.register_at_fork(after_in_child=chan.forked)
+    job_path = os.environ.get("SBX_RUNNER_JOB", JOB_PATH)
+    for k in TEST_ENV:
+        os.environ.pop(k, None)
+    runner = None
+    try:
+        runner = Runner(chan, load_job(job_path))
+        runner.run()
+    except HarnessError as e:
+        chan.emit(records.harness_error(str(e)))
+    except BaseException as e:       # a runner bug; say so, do not hide it
+        if runner is not None:
+            runner.disarm()
+        chan.emit(records.harness_error(
+            "runner internal error: " +
+            "".join(traceback.format_exception(e))[-records.INTERNAL_CAP:]))
+    chan.emit(records.done())
+    flush_std()
+    os._exit(0)
