@@ -1,0 +1,2 @@
+# pass: prints and exits 0
+print("hello from the VM")

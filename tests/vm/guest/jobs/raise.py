@@ -1,0 +1,2 @@
+# runtime_error: an uncaught exception
+raise ValueError("deliberate")
