@@ -1,6 +1,7 @@
 /* sandboxd: parse the command line, load policies, set up cgroups and the
  * socket, start the workers, serve until SIGTERM/SIGINT, clean up. */
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -220,7 +221,10 @@ int main(int argc, char **argv)
 {
 	static struct config cfg;
 	char pol[PATH_MAX], runner[PATH_MAX], err[512];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	/* The CPUs this process may use (a cpuset-limited container has fewer
+	 * than the machine). */
+	cpu_set_t cpus;
+	long ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
 	cfg.socket_path = "/run/sandboxd.sock";
 	cfg.workers = ncpu > 0 ? (int)ncpu : 1;
 	cfg.uid_base = 61000;
@@ -236,6 +240,10 @@ int main(int argc, char **argv)
 	cfg.policies_dir = pol;
 	cfg.socket_gid = cfg.n_allow_gid ? cfg.allow_gid[0] : 0;
 	jail_note_cmdline(argc, argv);
+	if (cfg.no_cgroups && cfg.cgroup_parent) {
+		fprintf(stderr, "sandboxd: --cgroup-parent and --no-cgroups exclude each other\n");
+		return 2;
+	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
 		return 1;

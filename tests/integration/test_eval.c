@@ -1023,9 +1023,18 @@ int main(void)
 		fprintf(stderr, "test_eval: needs root (the daemon builds namespaces)\n");
 		return 1;
 	}
+	/* Every daemon directory lives under one base removed at the end, so a
+	 * test that failed half-way leaves nothing in /tmp. */
+	char base[] = "/tmp/sbx-eval.XXXXXX";
+	if (!mkdtemp(base)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	setenv("SBX_TEST_TMPDIR", base, 1);
 	SRunner *sr = srunner_create(eval_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	td_rmtree(base);
 	return failed ? 1 : 0;
 }
