@@ -186,7 +186,7 @@ check-tsan: deps tsan
 # runner's result records, and the policy loaders. FUZZ_SECONDS each; a crash
 # stops the run and leaves its input in build-fuzz/ for a regression test.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := request profile records
+FUZZ_TARGETS := request profile records stdio
 # Every daemon component's sources (the linker keeps what a target uses), so
 # the list follows the layout.
 FUZZ_LIB := $(foreach c,$(DAEMON_COMPONENTS),$(wildcard $(c)/*.c))
