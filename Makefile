@@ -38,17 +38,27 @@ DAEMON_LIBS := $(foreach c,$(DAEMON_COMPONENTS),$(call lib,$(c)))
 CLIENT_LIBS := $(call lib,client/eval) $(BUILD)/libsbx.a
 ALL_SRC := $(foreach c,$(sort $(DAEMON_COMPONENTS) $(CLIENT_COMPONENTS)),$(wildcard $(c)/*.c))
 
+# Test programs: every tests/unit/test_*.c and tests/integration/test_*.c is
+# one binary, build/tests/<name> (unit and integration names never repeat).
+# A file is named after what it tests: tests/unit/ by the component, its path
+# without "sandboxd/" and with "_" for "/" (test_jail_cgroup_place.c tests
+# sandboxd/jail/cgroup_place.c; test_client_eval_score.c, client/eval/score.c).
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
 INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRC))
+# The shared test code (tests/helpers/*.c, all but failalloc.c) as one
+# archive: each test binary links the helpers it uses.
 HELPER_SRC := $(filter-out tests/helpers/failalloc.c,$(wildcard tests/helpers/*.c))
 HELPER_OBJ := $(call obj,$(HELPER_SRC))
+HELPER_LIB := $(BUILD)/lib/tests_helpers.a
+$(HELPER_LIB): $(HELPER_OBJ)
 # Unit tests that run the code under a fault-injection allocator
-# (tests/helpers/failalloc.h): every allocation goes through it.
-OOM_TESTS := $(BUILD)/tests/test_oom
+# (tests/helpers/failalloc.h), every tests/unit/test_*_oom.c: every
+# allocation goes through it.
+OOM_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*_oom.c))
 OOM_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=strdup,--wrap=strndup
-$(OOM_TESTS): HELPER_OBJ += $(call obj,tests/helpers/failalloc.c)
+$(OOM_TESTS): HELPER_PRE := $(call obj,tests/helpers/failalloc.c)
 $(OOM_TESTS): LDFLAGS += $(OOM_WRAP)
 $(OOM_TESTS): $(call obj,tests/helpers/failalloc.c)
 TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
@@ -105,13 +115,17 @@ $(BUILD)/runner.pyz: $(RUNNER_SRC) common/records.h
 	$(RUNNER_PYTHON) -B sandboxd/feedback/runner/build_pyz.py common/records.h \
 	  sandboxd/feedback/runner $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIBS) $(HELPER_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIBS) $(HELPER_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_OBJ) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_PRE) $(HELPER_LIB) $(TEST_LIBS) $(LDLIBS) \
+	  $(CHECK_LIBS)
 
-$(BUILD)/tests/%: tests/integration/%.c $(TEST_LIBS) $(HELPER_OBJ)
+$(BUILD)/tests/%: tests/integration/%.c $(TEST_LIBS) $(HELPER_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_OBJ) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_LIB) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
+
+# Header dependencies of the test binaries (each is compiled with -MMD).
+-include $(wildcard $(BUILD)/tests/*.d)
 
 # Each suite ends with "<suite>: N passed, N failed, N skipped"; a test whose
 # subject is missing on this machine is skipped with its reason, listed above
@@ -123,7 +137,7 @@ unit: $(UNIT_BIN)
 # the bundle the jail runs.
 runner-tests: $(BUILD)/runner.pyz
 	@SBX_RUNNER=$(BUILD)/runner.pyz PYTHON=/usr/bin/python3 tests/run_suite.sh runner \
-	  tests/runner/test_runner.py
+	  $(sort $(wildcard tests/runner/test_*.py))
 
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)

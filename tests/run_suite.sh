@@ -15,8 +15,9 @@
 #    <reason>" on stderr and returns (tests/helpers/skip.h), which Check counts
 #    as a pass. Each such line moves one test from passed to skipped, unless
 #    Check reports that same test as failed (then it stays a failure).
-#  - unittest counts skips itself ("OK (skipped=N)"); test_runner.py also
-#    prints a SKIP line per skip, for the reasons.
+#  - unittest counts skips itself ("OK (skipped=N)"); the runner's suites
+#    (tests/runner/runner_support.py) also print a SKIP line per skip, for the
+#    reasons.
 # Every SKIP line is repeated in this script's output.
 #
 # SBX_SUITE_SUMMARY=FILE appends "SUITE PASSED FAILED SKIPPED SECONDS" to FILE

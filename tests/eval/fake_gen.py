@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fake model for tests/integration/test_eval.c.
+"""A fake model for tests/integration/test_eval_*.c.
 
 Usage: fake_gen.py LOG MODES
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A local stand-in for an OpenAI-compatible endpoint, for the test of
-examples/generators/openai_chat.py in tests/integration/test_eval.c.
+examples/generators/openai_chat.py in tests/integration/test_eval_commands.c.
 
 Usage: fake_openai.py PORTFILE LOG
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fake verbal-feedback writer for tests/integration/test_eval.c.
+"""A fake verbal-feedback writer for tests/integration/test_eval_*.c.
 
 Usage: fake_verbal.py LOG [ok|fail]
 

@@ -10,7 +10,7 @@
  * failed assertion exits a Check fork-mode child), the daemon and, through
  * it, its jobs die too, so a failing test never leaves a root daemon behind.
  * Functions return 0 / -1 and describe a failure in d->err (no Check
- * dependency here: the helper is linked into every test binary).
+ * dependency here: any test binary may link it, unit tests too).
  *
  * SBX_TEST_DAEMON_ARGS (test-only): extra daemon arguments, words separated
  * by white space (no quoting), appended after the test's own arguments to

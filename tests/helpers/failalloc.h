@@ -1,8 +1,8 @@
 /* A fault-injection allocator for the unit suite. A test binary linked with
  * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=strdup,
- * --wrap=strndup (the Makefile
- * does it for tests listed in OOM_TESTS) gets every allocation of the code
- * under test routed here, jansson's too once failalloc_install() ran. */
+ * --wrap=strndup (the Makefile does it for every tests/unit/test_*_oom.c,
+ * OOM_TESTS) gets every allocation of the code under test routed here,
+ * jansson's too once failalloc_install() ran. */
 #ifndef SBX_FAILALLOC_H
 #define SBX_FAILALLOC_H
 

@@ -1,19 +1,23 @@
 /* Check-side helpers shared by the integration suites: reading fields of a
- * response, asserting with the whole response in the message, and starting
- * and stopping a daemon under assertions. Header-only (static inline) so a
- * suite that uses a few of them carries no unused code. */
+ * response, asserting with the whole response in the message, starting and
+ * stopping a daemon under assertions, one job on a fresh connection, the
+ * daemon's job uids, and how a response says a limit was enforced.
+ * Header-only (static inline) so a suite that uses a few of them carries no
+ * unused code. */
 #ifndef SBX_TCHECK_H
 #define SBX_TCHECK_H
 
 #include <check.h>
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "client/lib/sbx.h"
 #include "tests/helpers/daemon.h"
+#include "tests/helpers/skip.h"
 
 /* The response as text for a failure message (cut at about 3000 bytes). */
 static inline char *dump(const json_t *o)
@@ -110,6 +114,15 @@ static inline void submit(struct sbx_conn *c, json_t *req)
 	json_decref(req);
 }
 
+/* One job on a fresh connection: req (consumed) and its response. */
+static inline json_t *run1(const struct test_daemon *d, json_t *req, int timeout_ms)
+{
+	struct sbx_conn *c = conn_open(d);
+	json_t *r = call(c, req, timeout_ms);
+	sbx_close(c);
+	return r;
+}
+
 static inline json_t *ping(struct sbx_conn *c, const char *id)
 {
 	return call(c, json_pack("{s:s,s:s}", "id", id, "op", "ping"), 5000);
@@ -135,5 +148,51 @@ static inline void stop_ok(struct test_daemon *d)
 		      st < 0 ? d->err : "", log_tail(d));
 	td_cleanup(d);
 }
+
+/* The daemon's job uids: [uid_lo, uid_hi], one per worker. */
+static inline uid_t uid_lo(const struct test_daemon *d)
+{
+	return d->uid_base;
+}
+
+static inline uid_t uid_hi(const struct test_daemon *d)
+{
+	return d->uid_base + (uid_t)d->workers - 1;
+}
+
+/* No process of the daemon's job uids is left within within_ms. */
+static inline void assert_no_job_procs(const struct test_daemon *d, int within_ms, const char *when)
+{
+	char desc[1024];
+	int n = td_wait_no_uid_procs(uid_lo(d), uid_hi(d), within_ms, desc, sizeof desc);
+	ck_assert_msg(n == 0, "%s: %d process(es) with uid in [%u, %u] remain after %d ms: %s",
+		      when, n, (unsigned)uid_lo(d), (unsigned)uid_hi(d), within_ms, desc);
+}
+
+/* How the response says `limit` was enforced ("cgroup v2", "RLIMIT_AS", ...);
+ * true when by a cgroup. A daemon on rlimits (--no-cgroups, for example
+ * through SBX_TEST_DAEMON_ARGS) has no cgroup counters: behaviour that only
+ * a cgroup gives is then a skip, with this as the reason. */
+static inline bool cgroup_enforces(const json_t *r, const char *limit, char *why, size_t len)
+{
+	const char *by = sget(json_object_get(r, "enforcement"), limit);
+	if (by && strncmp(by, "cgroup", 6) == 0)
+		return true;
+	snprintf(why, len, "this daemon enforces %s with %s, not a cgroup (enforcement.%s)", limit,
+		 by ? by : "(nothing reported)", limit);
+	return false;
+}
+
+/* Ends a test whose subject needs a cgroup when the response r says the
+ * daemon has none: frees r, stops the daemon, reports the skip. */
+#define SKIP_UNLESS_CGROUP(r, limit, d, what)                                                      \
+	do {                                                                                       \
+		char why_[256];                                                                    \
+		if (!cgroup_enforces((r), (limit), why_, sizeof why_)) {                           \
+			json_decref(r);                                                            \
+			stop_ok(&(d));                                                             \
+			SKIP_TEST("%s needs a cgroup: %s", (what), why_);                          \
+		}                                                                                  \
+	} while (0)
 
 #endif

@@ -1,0 +1,105 @@
+/* The daemon as /proc shows it (see tproc.h). */
+#include "tests/helpers/tproc.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether this binary was built with AddressSanitizer. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILT_WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILT_WITH_ASAN 1
+#endif
+#endif
+#ifndef BUILT_WITH_ASAN
+#define BUILT_WITH_ASAN 0
+#endif
+
+int tproc_fd_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+long tproc_status(pid_t pid, const char *key)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	long v = -1;
+	size_t kl = strlen(key);
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+			v = strtol(line + kl + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+long tproc_rss_kb(pid_t pid)
+{
+	return tproc_status(pid, "VmRSS");
+}
+
+bool tproc_sanitized(pid_t pid)
+{
+	if (BUILT_WITH_ASAN)
+		return true;
+	char path[64], line[1024];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	bool yes = false;
+	while (f && !yes && fgets(line, sizeof line, f))
+		yes = strstr(line, "libasan") != NULL;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+char *tproc_fd_listing(pid_t pid)
+{
+	char path[64], *out = calloc(1, 1600);
+	size_t used = 0;
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d || !out) {
+		if (d)
+			closedir(d);
+		return out ? out : strdup("");
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) && used < 1200) {
+		if (de->d_name[0] == '.')
+			continue;
+		char p[400], t[256];
+		snprintf(p, sizeof p, "%s/%s", path, de->d_name);
+		ssize_t n = readlink(p, t, sizeof t - 1);
+		t[n > 0 ? n : 0] = '\0';
+		used += (size_t)snprintf(out + used, 1600 - used, "%s->%s ", de->d_name, t);
+	}
+	closedir(d);
+	return out;
+}
+
+uid_t tproc_uid(pid_t pid)
+{
+	long v = tproc_status(pid, "Uid");
+	return v < 0 ? (uid_t)-1 : (uid_t)v;
+}

@@ -1,0 +1,29 @@
+/* The daemon as /proc shows it, for the integration suites that watch its
+ * descriptors, memory and children: counts and readings, no assertions
+ * (-1 or "" when /proc cannot say). */
+#ifndef SBX_TPROC_H
+#define SBX_TPROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Open descriptors of pid. */
+int tproc_fd_count(pid_t pid);
+/* A "Key:   value" field of /proc/PID/status as a number (kB for VmRSS; the
+ * real uid for Uid); -1 if absent. */
+long tproc_status(pid_t pid, const char *key);
+/* VmRSS in kB. */
+long tproc_rss_kb(pid_t pid);
+/* The real uid of pid ((uid_t)-1 if unknown). */
+uid_t tproc_uid(pid_t pid);
+/* The listing of /proc/PID/fd with link targets, for failure messages (kept
+ * short: Check refuses messages past 4 KiB); malloc'd. */
+char *tproc_fd_listing(pid_t pid);
+/* True when the daemon runs under AddressSanitizer (make check-asan): its
+ * quarantine and shadow memory make RSS say nothing about leaks, so RSS
+ * bounds are reported but not asserted there. Either the daemon maps
+ * libasan, or this binary was built with it (the Makefile builds both with
+ * the same flags). */
+bool tproc_sanitized(pid_t pid);
+
+#endif

@@ -1,0 +1,51 @@
+/* The profile the daemon under test loads (see tprofile.h). */
+#include "tests/helpers/tprofile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+json_t *tprofile_defaults, *tprofile_max;
+
+static const char *profile_path(void)
+{
+	static char path[PATH_MAX];
+	const char *b = getenv("SBX_BUILD");
+	snprintf(path, sizeof path, "%s/../policies/python.json", b && *b ? b : "build");
+	return path;
+}
+
+int tprofile_load(void)
+{
+	const char *path = profile_path();
+	json_error_t je;
+	json_t *p = json_load_file(path, 0, &je);
+	json_t *l = json_object_get(p, "limits");
+	tprofile_defaults = json_incref(json_object_get(l, "default"));
+	tprofile_max = json_incref(json_object_get(l, "max"));
+	json_decref(p);
+	if (!json_is_object(tprofile_defaults) || !json_is_object(tprofile_max)) {
+		fprintf(stderr, "%s: cannot read limits from %s: %s\n",
+			program_invocation_short_name, path, je.text);
+		return -1;
+	}
+	return 0;
+}
+
+void tprofile_free(void)
+{
+	json_decref(tprofile_defaults);
+	json_decref(tprofile_max);
+	tprofile_defaults = tprofile_max = NULL;
+}
+
+const char *tprofile_python(void)
+{
+	static char py[PATH_MAX];
+	json_t *p = json_load_file(profile_path(), 0, NULL);
+	const char *i = json_string_value(json_object_get(p, "interpreter"));
+	snprintf(py, sizeof py, "%s", i && *i ? i : "/usr/bin/python3");
+	json_decref(p);
+	return py;
+}
