@@ -41,10 +41,14 @@ VM_PLACEMENTS=${VM_PLACEMENTS:-root service session nodeleg parent nocg}
 # and test_daemon_bigcodebench (the last needs the benchmark Python stack in
 # the guest; BigCodeBench's tasks import pandas and matplotlib, many seconds
 # per job under emulation). Name them, or VM_SUITES=all, to run them.
+# The unit suites that touch the kernel itself: the i386/x32 ABI tests run for
+# real there (Debian's kernel has 32-bit emulation), the feature probes, and
+# a real job cgroup on pure v2.
+VM_SUITES_KERNEL="test_jail_seccomp test_jail_kfeat test_jail_cgroup_real"
 VM_SUITES_DAEMON="test_daemon_jobs test_daemon_protocol test_daemon_lifecycle"
 VM_SUITES_HOSTILE="test_hostile test_hostile_controls"
 VM_SUITES_FAULTS="test_daemon_faults test_daemon_load test_daemon_bad_input test_daemon_auth"
-VM_SUITES=${VM_SUITES:-$VM_SUITES_DAEMON $VM_SUITES_HOSTILE $VM_SUITES_FAULTS}
+VM_SUITES=${VM_SUITES:-$VM_SUITES_KERNEL $VM_SUITES_DAEMON $VM_SUITES_HOSTILE $VM_SUITES_FAULTS}
 if [ "$VM_SUITES" = all ]; then
 	VM_SUITES=$(cd "$REPO/tests/integration" && ls test_*.c | sed 's/\.c$//' | tr '\n' ' ')
 elif [ "$VM_SUITES" = none ]; then
