@@ -1,6 +1,6 @@
 /* The wire protocol shared by sandboxd and sbx: every field name, verdict,
  * limit name and error code lives here, and docs/protocol.md documents each
- * one (tests/unit/test_docs.c fails when the two drift apart). */
+ * one (tests/unit/test_common_protocol_docs.c fails when the two drift apart). */
 #ifndef SBX_PROTOCOL_H
 #define SBX_PROTOCOL_H
 

@@ -5,7 +5,7 @@
  *  - the runner's Python constants (sbx_runner/records_h.py, inside the
  *    runner bundle) are generated from this file when the bundle is built
  *    (sandboxd/feedback/runner/build_pyz.py), so they cannot drift;
- *  - docs/protocol.md documents each one (tests/unit/test_docs.c fails when
+ *  - docs/protocol.md documents each one (tests/unit/test_common_protocol_docs.c fails when
  *    a name or a cap is missing there, or a cap's value differs).
  * Only `#define REC_NAME "string"` and `#define REC_NAME <decimal>` lines
  * belong here: the generator refuses anything else. */
