@@ -152,6 +152,15 @@ layout: all
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
 CHECK_SUITES := unit:unit runner-tests:runner layout:layout integration:integration
+# Assertion statements in each suite's own files (a static count: what a
+# restructuring of the tests must not lose), printed beside the results.
+count_asserts = $(shell cat $(1) /dev/null | grep -cE '$(2)')
+C_ASSERT := ck_assert|CHECK_R|ck_abort
+PY_ASSERT := self\.assert|self\.fail
+ASSERTS_unit = $(call count_asserts,$(UNIT_SRC),$(C_ASSERT))
+ASSERTS_runner = $(call count_asserts,$(wildcard tests/runner/*.py),$(PY_ASSERT))
+ASSERTS_layout = $(call count_asserts,$(wildcard tests/layout/*.py),$(PY_ASSERT))
+ASSERTS_integration = $(call count_asserts,$(INTEG_SRC),$(C_ASSERT))
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
 	@sum=$$(mktemp); trap 'rm -f "$$sum"' EXIT; rc=0; \
@@ -159,11 +168,14 @@ check: deps
 	  SBX_SUITE_SUMMARY=$$sum $(MAKE) --no-print-directory $${ts%%:*} || rc=1; \
 	done; \
 	echo; echo "== make check =="; \
-	printf '%-12s %7s %7s %8s %9s\n' SUITE PASSED FAILED SKIPPED SECONDS; \
+	printf '%-12s %7s %7s %8s %9s %8s\n' SUITE PASSED FAILED SKIPPED SECONDS ASSERTS; \
 	for ts in $(CHECK_SUITES); do \
 	  s=$${ts#*:}; line=$$(awk -v s="$$s" '$$1 == s' $$sum | tail -1); \
 	  if [ -n "$$line" ]; then \
-	    read -r _ p f k t <<< "$$line"; printf '%-12s %7s %7s %8s %9s\n' "$$s" $$p $$f $$k $$t; \
+	    read -r _ p f k t <<< "$$line"; \
+	    case $$s in unit) a=$(ASSERTS_unit);; runner) a=$(ASSERTS_runner);; \
+	      layout) a=$(ASSERTS_layout);; integration) a=$(ASSERTS_integration);; *) a=-;; esac; \
+	    printf '%-12s %7s %7s %8s %9s %8s\n' "$$s" $$p $$f $$k $$t $$a; \
 	  else \
 	    printf '%-12s did not report a summary (see its output above)\n' "$$s"; rc=1; \
 	  fi; \
