@@ -65,7 +65,7 @@ TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench install uninstall fuzz fuzz-deps fuzz-regress check unit runner-tests tsan check-tsan \
+.PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sbx $(BUILD)/runner.pyz
 
@@ -219,11 +219,17 @@ FUZZ_LIB := $(foreach c,$(DAEMON_COMPONENTS),$(wildcard $(c)/*.c))
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -iquote . \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
-fuzz-deps:
-	@for p in clang libclang-rt-14-dev; do \
+# Installs the Debian packages named in $(1) that are missing.
+apt_need = @missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; if [ -n "$$missing" ]; then apt-get update -qq && \
+	done; if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
+
+fuzz-deps:
+	$(call apt_need,clang libclang-rt-14-dev)
+
+lint-deps:
+	$(call apt_need,cppcheck clang-format)
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(shell find common sandboxd -name "*.h")
 	@mkdir -p build-fuzz
@@ -274,10 +280,10 @@ format:
 	clang-format -i $(SOURCES)
 
 # Fails on any file clang-format would change (CI runs it).
-format-check:
+format-check: lint-deps
 	@clang-format --dry-run -Werror $(SOURCES) && echo "format: $(words $(SOURCES)) files clean"
 
-lint:
+lint: lint-deps
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr -D_GNU_SOURCE --std=c17 -I. common sandboxd client
 
