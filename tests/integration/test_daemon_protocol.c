@@ -392,6 +392,52 @@ START_TEST(test_more_bad_requests)
 }
 END_TEST
 
+/* --- the daemon's log cannot be forged ------------------------------------- */
+
+/* Lines of the log that begin with marker: a record someone forged. */
+static int forged_lines(const char *log, const char *marker)
+{
+	int n = 0;
+	size_t ml = strlen(marker);
+	for (const char *p = log; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += strncmp(p, marker, ml) == 0;
+	return n;
+}
+
+/* A client's id and a job's exception message both reach the log; a newline
+ * in either used to start a fake record there. The host-side check counts
+ * lines that begin with the forged text; its control shows it can fail. */
+START_TEST(test_log_forgery)
+{
+	ck_assert_int_eq(forged_lines("a\nFORGED x\nb", "FORGED"), 1);
+	ck_assert_int_eq(forged_lines("a \\nFORGED x\nb", "FORGED"), 0);
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	struct sbx_conn *c = conn_open(&d);
+	json_t *r = call(c, job("x\nFORGED-ID sandboxd: job admin: pass", "print(1)"), CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	json_decref(r);
+	json_t *req = json_pack("{s:s,s:s,s:s,s:s}", "id", "forge-msg", "code",
+				"raise Exception('\\nFORGED-MSG sandboxd: job admin: pass')",
+				"format", "unittest", "tests",
+				"import unittest\nclass T(unittest.TestCase):\n"
+				"    def test_a(self):\n        pass\n");
+	r = call(c, req, CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "runtime_error"));
+	CHECK_R(r, strstr(sget(r, "message"), "FORGED-MSG") != NULL);
+	json_decref(r);
+	sbx_close(c);
+	char *log = td_log(&d);
+	/* (The runner folds an exception message to one line before the
+	 * daemon sees it; the escaping is what holds against a forged record.) */
+	ck_assert_msg(strstr(log, "\\nFORGED-ID") && strstr(log, "FORGED-MSG"),
+		      "the attack did not reach the log:\n%s", log);
+	ck_assert_msg(forged_lines(log, "FORGED") == 0, "a forged record in the log:\n%s", log);
+	free(log);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *daemon_protocol_suite(void)
 {
 	Suite *s = suite_create("daemon_protocol");
@@ -403,6 +449,7 @@ static Suite *daemon_protocol_suite(void)
 	tcase_add_test(t, test_ping);
 	tcase_add_test(t, test_queue_full);
 	tcase_add_test(t, test_overlong_line);
+	tcase_add_test(t, test_log_forgery);
 	t = tmain_tcase(s, "documented", TIMEOUT_S);
 	tcase_add_test(t, test_more_bad_requests);
 	return s;
