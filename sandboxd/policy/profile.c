@@ -324,5 +324,12 @@ int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		long max = proto_limit_get(&p->maxima, i);
 		*proto_limit_ref(out, i) = v > max ? max : v;
 	}
+	/* A request that raises cpu_ms without giving wall_ms would otherwise
+	 * end as a wall timeout at the default: the wall limit follows, at
+	 * twice the CPU limit (still within the profile's maximum). */
+	if (req->cpu_ms != -1 && req->wall_ms == -1 && out->wall_ms / 2 < out->cpu_ms) {
+		long want = out->cpu_ms > LONG_MAX / 2 ? LONG_MAX : 2 * out->cpu_ms;
+		out->wall_ms = want > p->maxima.wall_ms ? p->maxima.wall_ms : want;
+	}
 	return 0;
 }

@@ -44,7 +44,9 @@ void profile_free(struct profile *p);
 void profile_set_free(struct profile_set *s);
 
 /* Fills unset limits from the defaults, rejects non-positive ones and clamps
- * each to the profile's maximum. Returns 0 or -1 with a message. */
+ * each to the profile's maximum. When cpu_ms is given and wall_ms is not,
+ * wall_ms is max(its default, 2 x cpu_ms), clamped. Returns 0 or -1 with a
+ * message. */
 int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		   struct proto_limits *out, char *msg, size_t msglen);
 

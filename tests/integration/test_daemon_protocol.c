@@ -438,6 +438,25 @@ START_TEST(test_log_forgery)
 }
 END_TEST
 
+/* cpu_ms given alone raises the wall limit with it (docs/protocol.md). */
+START_TEST(test_wall_follows_cpu)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	struct sbx_conn *c = conn_open(&d);
+	json_t *r = call(c, lim(job("cpu-alone", "print(1)"), "cpu_ms", 15000), CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	CHECK_R(r, iget2(r, "limits", "cpu_ms") == 15000);
+	CHECK_R(r, iget2(r, "limits", "wall_ms") == 30000);
+	json_decref(r);
+	r = call(c, lim(lim(job("both", "print(1)"), "cpu_ms", 15000), "wall_ms", 5000), CALL_MS);
+	CHECK_R(r, iget2(r, "limits", "wall_ms") == 5000);
+	json_decref(r);
+	sbx_close(c);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *daemon_protocol_suite(void)
 {
 	Suite *s = suite_create("daemon_protocol");
@@ -452,6 +471,7 @@ static Suite *daemon_protocol_suite(void)
 	tcase_add_test(t, test_log_forgery);
 	t = tmain_tcase(s, "documented", TIMEOUT_S);
 	tcase_add_test(t, test_more_bad_requests);
+	tcase_add_test(t, test_wall_follows_cpu);
 	return s;
 }
 

@@ -577,6 +577,36 @@ START_TEST(test_resolve_kept_and_clamped)
 }
 END_TEST
 
+/* cpu_ms raised without wall_ms: the wall limit follows at twice the CPU
+ * limit, never below its default and never above its maximum; a wall_ms the
+ * request gives is kept as it is. */
+START_TEST(test_resolve_wall_follows_cpu)
+{
+	struct proto_limits req = PROTO_LIMITS_UNSET, out;
+	char msg[128] = "";
+	long dwall = g_prof.defaults.wall_ms, mwall = g_prof.maxima.wall_ms;
+	ck_assert_int_gt(g_prof.maxima.cpu_ms, dwall / 2); /* the profile lets it matter */
+	/* Small CPU limit: the default wall limit stays. */
+	req.cpu_ms = 1;
+	ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), 0);
+	ck_assert_int_eq(out.wall_ms, dwall);
+	/* Above half the default wall limit: twice the CPU limit, clamped. */
+	req.cpu_ms = dwall / 2 + 1;
+	ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), 0);
+	ck_assert_int_eq(out.wall_ms, 2 * out.cpu_ms > mwall ? mwall : 2 * out.cpu_ms);
+	ck_assert_int_ge(out.wall_ms, dwall);
+	req.cpu_ms = 1L << 40; /* clamped to the CPU maximum first */
+	ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), 0);
+	ck_assert_int_eq(out.cpu_ms, g_prof.maxima.cpu_ms);
+	ck_assert_int_le(out.wall_ms, mwall);
+	/* A wall_ms given by the request is kept. */
+	req.cpu_ms = dwall / 2 + 1;
+	req.wall_ms = 1;
+	ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), 0);
+	ck_assert_int_eq(out.wall_ms, 1);
+}
+END_TEST
+
 START_TEST(test_resolve_non_positive)
 {
 	static const long vals[] = {0, -2, -1000, LONG_MIN};
@@ -629,6 +659,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(resolve, test_resolve_unset);
 	tcase_add_test(resolve, test_resolve_kept_and_clamped);
 	tcase_add_test(resolve, test_resolve_non_positive);
+	tcase_add_test(resolve, test_resolve_wall_follows_cpu);
 	suite_add_tcase(s, resolve);
 	return s;
 }
