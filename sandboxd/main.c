@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/errfmt.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "common/numparse.h"
 #include "sandboxd/jail/caps.h"
@@ -56,18 +58,16 @@ static void default_path(const char *rel, const char *installed, char *buf, size
 	snprintf(buf, len, "%s", installed);
 }
 
-static int load_runner(const char *path, struct config *c)
+/* The runner bundle: non-empty and under 1 MiB. */
+static int load_runner(const char *path, struct config *c, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	c->runner_src = malloc(1 << 20);
-	size_t n = c->runner_src ? fread(c->runner_src, 1, 1 << 20, f) : 0;
-	fclose(f);
-	if (n == 0 || n == 1 << 20)
-		return -1;
-	c->runner_len = n;
-	return 0;
+	c->runner_src = file_read_all(path, (1 << 20) - 1, &c->runner_len, err, errlen);
+	if (c->runner_src && c->runner_len == 0) {
+		errfmt(err, errlen, "%s: empty", path);
+		free(c->runner_src);
+		c->runner_src = NULL;
+	}
+	return c->runner_src ? 0 : -1;
 }
 
 static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t pollen,
@@ -262,13 +262,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
-	if (load_runner(runner, &cfg) < 0) {
-		fprintf(stderr, "sandboxd: test runner %s: %s\n", runner,
-			errno ? strerror(errno) : "empty or larger than 1 MiB");
+	if (load_runner(runner, &cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: test runner %s\n", err);
 		return 1;
 	}
 	if (caps_init() < 0 || prepare_state_dir(&cfg) < 0) {
-		fprintf(stderr, "sandboxd: state dir %s: %s\n", cfg.state_dir, strerror(errno));
+		fprintf(stderr, "sandboxd: state dir %s: %s\n", cfg.state_dir, errfmt_desc(errno));
 		return 1;
 	}
 	if (cfg.no_cgroups) {
@@ -299,7 +298,7 @@ int main(int argc, char **argv)
 	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	struct runq *q = runq_new(cfg.queue_capacity);
 	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
-		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? strerror(errno) : err);
+		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;
 	}
 	if (workers_start(&cfg, q, server_post) < 0) {

@@ -6,6 +6,7 @@
 #include "sandboxd/feedback/feedback.h"
 
 #include "common/records.h"
+#include "common/clock.h"
 #include "common/text.h"
 
 #include <stdio.h>
@@ -307,9 +308,7 @@ static void set_outcome(struct fb_test *t, enum proto_outcome o, const char *mes
 static void settle(struct fb_run *f, enum proto_outcome running_o, const char *running,
 		   const char *not_run)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t now = clock_mono_ns();
 	for (size_t i = 0; i < f->ntests; i++) {
 		struct fb_test *t = &f->tests[i];
 		if (t->outcome >= 0)

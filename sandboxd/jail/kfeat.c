@@ -31,6 +31,16 @@ static bool kfeat_seccomp_flag(unsigned long flag)
 	return rc < 0 && errno == EFAULT;
 }
 
+/* The probe child exited 0. */
+static bool kfeat_child_ok(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static bool kfeat_namespaces(void)
 {
 	pid_t pid = fork();
@@ -41,11 +51,7 @@ static bool kfeat_namespaces(void)
 			      CLONE_NEWUTS | CLONE_NEWCGROUP) == 0
 			  ? 0
 			  : 1);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	return kfeat_child_ok(pid);
 }
 
 /* i386 getpid (20) through int 0x80 in a child: without the emulation the
@@ -65,11 +71,7 @@ static bool kfeat_ia32(void)
 		__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
 		_exit(r > 0 ? 0 : 1);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	return kfeat_child_ok(pid);
 #else
 	return false;
 #endif

@@ -3,6 +3,7 @@
  * silently ignored policy on a root daemon is worse than no start at all. */
 #include "sandboxd/policy/profile.h"
 #include "common/errfmt.h"
+#include "common/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -227,24 +228,11 @@ static bool is_profile_name(const char *n)
 	       !(len > 13 && strcmp(n + len - 13, ".seccomp.json") == 0);
 }
 
+/* Policy files are small: anything from 1 MiB - 1 bytes up is refused. */
 static char *read_small(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		errfmt(err, errlen, "%s: %s", path, errfmt_desc(errno));
-		return NULL;
-	}
-	char *buf = malloc(1 << 20);
-	size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-	bool too_big = buf && n == (1 << 20) - 1;
-	fclose(f);
-	if (!buf || too_big) {
-		errfmt(err, errlen, "%s: %s", path, buf ? "larger than 1 MiB" : "out of memory");
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	size_t len;
+	return file_read_all(path, (1 << 20) - 2, &len, err, errlen);
 }
 
 int profile_load_dir(const char *dir, bool want_notify, struct profile_set *out, char *err,
