@@ -85,7 +85,8 @@ struct jail_result {
 	struct rusage ru; /* the payload's, as reaped by init */
 	enum jail_hit hit;
 	bool cancelled;
-	int violation_nr; /* seccomp notification syscall, or -1 */
+	int violation_nr;	 /* seccomp notification syscall, or -1 */
+	uint32_t violation_arch; /* its AUDIT_ARCH_* (a foreign ABI's, or the native one) */
 	char *out, *err;
 	size_t out_len, err_len;
 	bool out_trunc, err_trunc;

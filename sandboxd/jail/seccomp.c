@@ -169,7 +169,7 @@ static int arch_is_native(struct build *b, json_t *v, const char *base, const ch
 }
 
 /* Only the native ABI is compiled in; every other listed ABI is validated
- * and then left to SCMP_FLTATR_ACT_BADARCH (kill the process). Adding e.g.
+ * and then left to SCMP_FLTATR_ACT_BADARCH (see compile). Adding e.g.
  * SCMP_ARCH_X86 would be wrong for a sandbox: libseccomp can only match the
  * i386 socketcall/ipc multiplexers on the call number, so the socket-family
  * argument filter would be bypassable with `int $0x80`; and no CPython built
@@ -415,15 +415,9 @@ static int check_ignored(struct build *b, json_t *root)
 static ssize_t read_full(int fd, void *buf, size_t cap)
 {
 	size_t got = 0;
-	while (got < cap) {
-		ssize_t n = read(fd, (char *)buf + got, cap - got);
-		if (n == 0)
-			break;
-		if (n > 0)
-			got += (size_t)n;
-		else if (errno != EINTR)
+	for (ssize_t n = 1; got < cap && n != 0; got += n > 0 ? (size_t)n : 0)
+		if ((n = read(fd, (char *)buf + got, cap - got)) < 0 && errno != EINTR)
 			return -1;
-	}
 	return (ssize_t)got;
 }
 
@@ -486,13 +480,15 @@ static int compile(struct build *b, json_t *root, struct scmp_prog *out)
 		return -1;
 	if (!(b->f = seccomp_init(b->def_act)))
 		return fail(b, "", "defaultAction", "libseccomp refused the default action");
-	b->used_notify = b->def_act == SCMP_ACT_NOTIFY;
-	/* NNP: the child sets no_new_privs itself, before apply. BADARCH: every
-	 * foreign ABI dies (see parse_arches). OPTIMIZE 2: a binary tree keeps
-	 * a ~300-entry allow-list at ~9 comparisons per syscall, not ~300. */
+	/* NNP: the child sets no_new_privs itself. BADARCH: a foreign ABI is a
+	 * kill, notified like the kill list (a bare SIGSYS proves nothing: the
+	 * job can send itself one). OPTIMIZE 2: a binary tree keeps a ~300-entry
+	 * allow-list at ~9 comparisons per syscall, not ~300. */
+	uint32_t badarch = b->notify_ok ? SCMP_ACT_NOTIFY : SCMP_ACT_KILL_PROCESS;
+	b->used_notify = b->notify_ok || b->def_act == SCMP_ACT_NOTIFY;
 	int rc;
 	if ((rc = seccomp_attr_set(b->f, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
-	    (rc = seccomp_attr_set(b->f, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0 ||
+	    (rc = seccomp_attr_set(b->f, SCMP_FLTATR_ACT_BADARCH, badarch)) < 0 ||
 	    (rc = seccomp_attr_set(b->f, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
 		return fail(b, "", "", "setting filter attributes: %s", errfmt_desc(-rc));
 	for (size_t i = 0; i < json_array_size(calls); i++)
@@ -585,14 +581,19 @@ int scmp_apply(const struct scmp_prog *p, int *listener)
 	return 0;
 }
 
-void scmp_syscall_name(int nr, char *buf, size_t buflen)
+void scmp_syscall_name_arch(uint32_t arch, int nr, char *buf, size_t buflen)
 {
-	if (!buf || buflen == 0)
-		return;
-	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-	if (name)
-		snprintf(buf, buflen, "%s", name);
-	else
-		snprintf(buf, buflen, "#%d", nr);
+	/* x32 calls carry the x86_64 audit arch and bit 30 in the number. */
+	bool x32 = arch == SCMP_ARCH_X86_64 && (nr & 0x40000000);
+	bool native = !x32 && (arch == 0 || arch == seccomp_arch_native());
+	const char *abi = x32 ? "x32:" : native ? "" : arch == SCMP_ARCH_X86 ? "i386:" : "foreign:";
+	char *name = seccomp_syscall_resolve_num_arch(x32      ? SCMP_ARCH_X32
+						      : native ? SCMP_ARCH_NATIVE
+							       : arch,
+						      nr);
+	if (buf && buflen && name)
+		snprintf(buf, buflen, "%s%s", abi, name);
+	else if (buf && buflen)
+		snprintf(buf, buflen, "%s#%d", abi, nr);
 	free(name);
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct sock_filter;
 
@@ -34,7 +35,14 @@ void scmp_prog_free(struct scmp_prog *p);
  * *listener receives the notification fd (else -1). Async-signal-safe. */
 int scmp_apply(const struct scmp_prog *p, int *listener);
 
-/* Name of a syscall number on the native arch into buf ("#nnn" if unknown). */
-void scmp_syscall_name(int nr, char *buf, size_t buflen);
+/* Name of a syscall number into buf ("#nnn" if unknown), for a
+ * notification's arch (AUDIT_ARCH_*; 0: native): a foreign ABI's call is
+ * prefixed with it, "i386:unshare", "x32:unshare". */
+void scmp_syscall_name_arch(uint32_t arch, int nr, char *buf, size_t buflen);
+/* The same on the native arch. */
+static inline void scmp_syscall_name(int nr, char *buf, size_t buflen)
+{
+	scmp_syscall_name_arch(0, nr, buf, buflen);
+}
 
 #endif

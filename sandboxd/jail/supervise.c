@@ -224,8 +224,10 @@ static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool 
 	}
 	int rc = seccomp_notify_receive(f->listener, req);
 	if (rc == 0) {
-		if (r->violation_nr < 0 && r->hit == JAIL_HIT_NONE)
+		if (r->violation_nr < 0 && r->hit == JAIL_HIT_NONE) {
 			r->violation_nr = req->data.nr;
+			r->violation_arch = req->data.arch;
+		}
 		/* The syscall stays blocked until the process dies: it never runs. */
 		kill_job(pid, killed);
 	} else if (rc != -EINTR && rc != -ENOENT) {

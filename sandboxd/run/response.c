@@ -63,7 +63,7 @@ json_t *response_build(const struct config *cfg, const struct job *j, const stru
 	json_t *viol = json_null();
 	if (v->v == V_VIOLATION && r->violation_nr >= 0) {
 		char name[64];
-		scmp_syscall_name(r->violation_nr, name, sizeof name);
+		scmp_syscall_name_arch(r->violation_arch, r->violation_nr, name, sizeof name);
 		viol = json_pack("{s:s,s:i}", "syscall", name, "nr", r->violation_nr);
 	}
 	json_object_set_new(resp, R_VIOLATION, viol);

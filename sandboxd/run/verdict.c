@@ -1,12 +1,25 @@
 /* One verdict for a finished run, and which limit fired: the first cause
- * wins, and a limit is only ever named from evidence (the daemon's own kill,
- * the cgroup's OOM counter, a seccomp notification, RLIMIT signals). */
+ * wins, and a limit or a violation is only ever named from evidence the job
+ * cannot fake (the daemon's own kill, the cgroup's counters, the kernel's
+ * count of the CPU used, a seccomp notification). A signal is no evidence:
+ * the job can send itself any (kill, a timer, F_SETSIG) or lower its own
+ * RLIMIT_CPU or RLIMIT_FSIZE to have the kernel send one (SECURITY.md). */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "sandboxd/run/run_priv.h"
+
+/* The job's CPU time by the kernel's count: the cgroup's (all processes)
+ * or the payload's rusage as its init reaped it, whichever is larger. */
+static uint64_t verdict_cpu_ms(const struct run_facts *f)
+{
+	uint64_t ru = run_rusage_cpu_ms(&f->r.ru);
+	uint64_t cg = f->have_stats ? f->st.cpu_ns / 1000000u : 0;
+	return cg > ru ? cg : ru;
+}
 
 /* The run-level verdict: evidence from the jail and the cgroup only. */
 static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit_hit *hit,
@@ -37,7 +50,7 @@ static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit
 	}
 	if (r->violation_nr >= 0) {
 		char name[64];
-		scmp_syscall_name(r->violation_nr, name, sizeof name);
+		scmp_syscall_name_arch(r->violation_arch, r->violation_nr, name, sizeof name);
 		snprintf(msg, msglen, "forbidden syscall %s", name);
 		return V_VIOLATION;
 	}
@@ -57,27 +70,30 @@ static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit
 		snprintf(msg, msglen, "the job's init ended without reporting");
 		return V_ERROR;
 	}
-	if (sig == SIGSYS) {
-		snprintf(msg, msglen, "forbidden syscall (killed by SIGSYS)");
-		return V_VIOLATION;
-	}
-	/* RLIMIT_CPU (the backstop) sends SIGXCPU, then SIGKILL at the hard limit. */
-	uint64_t ru_cpu_ms = run_rusage_cpu_ms(&r->ru);
-	if (sig == SIGXCPU || (sig == SIGKILL && ru_cpu_ms >= (uint64_t)r->cpu_limit_ms)) {
+	/* RLIMIT_CPU (the backstop, a second past cpu_ms) sends SIGXCPU, then
+	 * SIGKILL: a CPU limit only when the kernel's count reached it. */
+	uint64_t cpu_ms = verdict_cpu_ms(f);
+	if ((sig == SIGXCPU || sig == SIGKILL) && cpu_ms >= (uint64_t)r->cpu_limit_ms) {
 		*hit = HIT_CPU;
 		snprintf(msg, msglen, "CPU time limit exceeded (RLIMIT_CPU)");
 		return V_TIMEOUT;
-	}
-	if (sig == SIGXFSZ) {
-		*hit = HIT_FILE_SIZE;
-		snprintf(msg, msglen, "file size limit exceeded");
-		return V_OUTPUT_LIMIT;
 	}
 	if (have_stats && st->pids_max_hit > 0 && !exited0)
 		*hit = HIT_PIDS;
 	if (exited0)
 		return V_PASS;
-	if (sig)
+	if (sig == SIGXCPU)
+		snprintf(msg, msglen,
+			 "killed by signal %d (SIGXCPU) at %" PRIu64 " ms of CPU, below the %ld ms "
+			 "limit: the job's own signal or RLIMIT_CPU, not a CPU timeout",
+			 sig, cpu_ms, r->cpu_limit_ms);
+	else if (sig == SIGSYS || sig == SIGXFSZ)
+		snprintf(msg, msglen, "killed by signal %d (%s)", sig,
+			 sig == SIGSYS ? "SIGSYS, but the seccomp notifier saw no forbidden "
+					 "syscall: not a violation"
+				       : "SIGXFSZ: RLIMIT_FSIZE, which the job can lower itself, "
+					 "or its own signal; no limit is named");
+	else if (sig)
 		snprintf(msg, msglen, "killed by signal %d (%s)%s", sig,
 			 sigdescr_np(sig) ? sigdescr_np(sig) : "unnamed signal",
 			 *hit == HIT_PIDS ? "; the pids limit refused forks" : "");

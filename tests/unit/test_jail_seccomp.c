@@ -7,6 +7,7 @@
  * never passed silently:
  *   test_i386_abi_killed         the kernel's IA32 emulation (int $0x80)
  *   test_notify_names_syscall    seccomp user notification (libseccomp API 5+)
+ *   test_notify_names_foreign_abi  the same; its i386 half the IA32 emulation
  *   test_python_ipv6_loopback    IPv6 on the loopback
  *   test_python_numpy_pandas     numpy and pandas importable by /usr/bin/python3
  * test_x32_abi_killed needs nothing: the x86_64 filter sends every x32
@@ -270,10 +271,15 @@ START_TEST(test_docker_extras_accepted)
 	ck_assert_msg(seccomp_api_get() < 5 || p.notify, "KILL should have become NOTIFY");
 	scmp_prog_free(&p);
 
-	/* No kill rule: nothing can notify, so no listener is wanted. */
+	/* No kill rule: a foreign ABI's call still notifies (the bad-arch
+	 * action), so a listener is wanted; without notify, none is. */
 	t = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"mlock\"],"
 	    "\"action\": \"SCMP_ACT_ERRNO\"}]}";
 	ck_assert_msg(scmp_load_text("d.json", t, strlen(t), true, &p, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert(seccomp_api_get() < 5 || p.notify);
+	scmp_prog_free(&p);
+	ck_assert_msg(scmp_load_text("d.json", t, strlen(t), false, &p, err, sizeof err) == 0, "%s",
 		      err);
 	ck_assert(!p.notify);
 	scmp_prog_free(&p);
@@ -554,6 +560,65 @@ START_TEST(test_notify_names_syscall)
 }
 END_TEST
 
+#ifdef __x86_64__
+/* A foreign ABI's call under a notify build: the listener sees its arch and
+ * number (the bad-arch action notifies instead of killing unseen), and the
+ * caller stays parked until it is killed. */
+static void assert_foreign_notified(void (*body)(void), uint32_t want_arch, int want_nr,
+				    const char *want_name)
+{
+	struct scmp_prog p = load_python(true);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		child_send_listener(&p, sv[1]);
+		body();
+	}
+	close(sv[1]);
+	int fd = fdpass_recv(sv[0], 0);
+	ck_assert_msg(fd >= 0, "no listener fd received");
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no notification within 10 s");
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	ck_assert_int_eq(seccomp_notify_alloc(&req, &resp), 0);
+	ck_assert_int_eq(seccomp_notify_receive(fd, req), 0);
+	ck_assert_uint_eq(req->data.arch, want_arch);
+	ck_assert_int_eq(req->data.nr, want_nr);
+	char name[32];
+	scmp_syscall_name_arch(req->data.arch, req->data.nr, name, sizeof name);
+	ck_assert_str_eq(name, want_name);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	seccomp_notify_free(req, resp);
+	close(fd);
+	close(sv[0]);
+	scmp_prog_free(&p);
+}
+#endif
+
+START_TEST(test_notify_names_foreign_abi)
+{
+	if (seccomp_api_get() < 5)
+		SKIP_TEST("seccomp user notification unavailable (libseccomp API level %u)",
+			  seccomp_api_get());
+#ifdef __x86_64__
+	assert_foreign_notified(body_x32, SCMP_ARCH_X86_64, 0x40000000 | SYS_getpid, "x32:getpid");
+	char why[512];
+	if (!sbx_have_ia32(why, sizeof why))
+		SKIP_TEST("x32 checked; i386: %s", why);
+	assert_foreign_notified(body_int80, SCMP_ARCH_X86, 20, "i386:getpid");
+#else
+	SKIP_TEST("not an x86_64 build: no i386 or x32 ABI to test");
+#endif
+}
+END_TEST
+
 /* Runs /usr/bin/python3 -B -c code, filtered or not; returns the wait status
  * and the combined stdout/stderr in out. */
 static int run_python(const char *code, bool filtered, char *out, size_t outlen)
@@ -711,6 +776,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(run, test_i386_abi_killed);
 	tcase_add_test(run, test_x32_abi_killed);
 	tcase_add_test(run, test_notify_names_syscall);
+	tcase_add_test(run, test_notify_names_foreign_abi);
 	tcase_add_test(run, test_python_end_to_end);
 	tcase_add_test(run, test_python_io_asyncio_sockets);
 	tcase_add_test(run, test_python_ipv6_loopback);
