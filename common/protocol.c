@@ -14,8 +14,8 @@
 static const char *const verdict_names[V_COUNT] = {"pass",	    "fail",	 "compile_error",
 						   "runtime_error", "timeout",	 "memory_limit",
 						   "output_limit",  "violation", "error"};
-static const char *const hit_names[HIT_COUNT] = {NULL,	 "cpu",	   "wall",     "memory",
-						 "pids", "output", "file_size"};
+static const char *const hit_names[HIT_COUNT] = {
+    NULL, "cpu", "wall", "memory", "pids", "output", "file_size", "case_cpu", "case_wall"};
 static const char *const err_names[E_COUNT] = {
     "bad_json",	      "bad_request", "too_large", "bad_limits", "bad_path",
     "unknown_policy", "busy",	     "forbidden", "internal",	"shutting_down"};
@@ -24,8 +24,9 @@ static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval
 static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};
 static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
 						     "skipped"};
-const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS, L_WALL_MS,   L_MEMORY_MB,
-						      L_PIDS,	L_OUTPUT_KB, L_TMPFS_MB};
+const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	     L_WALL_MS,	    L_MEMORY_MB,
+						      L_PIDS,	     L_OUTPUT_KB,   L_TMPFS_MB,
+						      L_CASE_CPU_MS, L_CASE_WALL_MS};
 
 const char *proto_verdict_name(enum proto_verdict v)
 {
@@ -67,8 +68,8 @@ int proto_outcome_parse(const char *name)
 
 long *proto_limit_ref(struct proto_limits *l, int i)
 {
-	long *v[PROTO_NLIMITS] = {&l->cpu_ms, &l->wall_ms,   &l->memory_mb,
-				  &l->pids,   &l->output_kb, &l->tmpfs_mb};
+	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	 &l->wall_ms,  &l->memory_mb,	&l->pids,
+				  &l->output_kb, &l->tmpfs_mb, &l->case_cpu_ms, &l->case_wall_ms};
 	return (i >= 0 && i < PROTO_NLIMITS) ? v[i] : NULL;
 }
 
@@ -223,9 +224,9 @@ static int parse_policy(const json_t *v, struct proto_request *r, struct proto_e
 	return r->policy ? 0 : fail(err, E_INTERNAL, "out of memory");
 }
 
-static const char *const test_fields[] = {F_TESTS,    F_FORMAT,		 F_ENTRY_POINT,
-					  F_COVERAGE, F_PARTIAL_TESTS,	 F_TEST_TIMEOUT_MS,
-					  F_SEED,     F_FLOAT_TOLERANCE, NULL};
+static const char *const test_fields[] = {
+    F_TESTS,	       F_FORMAT, F_ENTRY_POINT,	    F_COVERAGE,	 F_PARTIAL_TESTS,
+    F_TEST_TIMEOUT_MS, F_SEED,	 F_FLOAT_TOLERANCE, F_FAIL_FAST, NULL};
 
 static bool is_test_field(const char *key)
 {
@@ -402,6 +403,12 @@ static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_
 				    "\"float_tolerance\" must be a number in [0, 1e6]");
 		r->float_tolerance = json_number_value(tol);
 	}
+	json_t *ff = json_object_get(root, F_FAIL_FAST);
+	if (ff && r->format != FMT_STDIO)
+		return fail(err, E_BAD_REQUEST, "\"fail_fast\" applies to stdio only");
+	if (ff && !json_is_boolean(ff))
+		return fail(err, E_BAD_REQUEST, "\"fail_fast\" must be true or false");
+	r->fail_fast = json_is_true(ff);
 	if (r->format == FMT_STDIO && r->stdin_data)
 		return fail(err, E_BAD_REQUEST,
 			    "stdio takes each case's input from \"tests\", "

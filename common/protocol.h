@@ -26,6 +26,7 @@
 #define F_TEST_TIMEOUT_MS "test_timeout_ms"
 #define F_SEED "seed"
 #define F_FLOAT_TOLERANCE "float_tolerance"
+#define F_FAIL_FAST "fail_fast"
 #define F_CASE_INPUT "input"
 #define F_CASE_OUTPUT "output"
 
@@ -36,6 +37,9 @@
 #define L_PIDS "pids"
 #define L_OUTPUT_KB "output_kb"
 #define L_TMPFS_MB "tmpfs_mb"
+/* stdio: each case's own limits; cpu_ms and wall_ms bound the whole request. */
+#define L_CASE_CPU_MS "case_cpu_ms"
+#define L_CASE_WALL_MS "case_wall_ms"
 
 /* Response fields. */
 #define R_VERDICT "verdict"
@@ -115,7 +119,9 @@ enum proto_limit_hit {
 	HIT_MEMORY,
 	HIT_PIDS,
 	HIT_OUTPUT,
-	HIT_FILE_SIZE,
+	HIT_FILE_SIZE, /* kept for clients; no longer produced (no evidence exists) */
+	HIT_CASE_CPU,  /* stdio: one case's case_cpu_ms */
+	HIT_CASE_WALL,
 	HIT_COUNT
 };
 
@@ -145,13 +151,14 @@ int proto_outcome_parse(const char *name);
 /* A limit of -1 means "not given"; the daemon fills it from the profile. */
 struct proto_limits {
 	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
+	long case_cpu_ms, case_wall_ms;
 };
 #define PROTO_LIMITS_UNSET                                                                         \
 	{                                                                                          \
-		-1, -1, -1, -1, -1, -1                                                             \
+		-1, -1, -1, -1, -1, -1, -1, -1                                                     \
 	}
 /* Iterate limits by name: name table and pointer accessor, in one order. */
-#define PROTO_NLIMITS 6
+#define PROTO_NLIMITS 8
 extern const char *const proto_limit_names[PROTO_NLIMITS];
 long *proto_limit_ref(struct proto_limits *l, int i);
 long proto_limit_get(const struct proto_limits *l, int i);
@@ -204,6 +211,7 @@ struct proto_request {
 	long test_timeout_ms;	/* -1: none */
 	long long seed;		/* -1: none */
 	double float_tolerance; /* < 0: exact comparison */
+	bool fail_fast;		/* stdio: stop at the first case that does not pass */
 };
 
 struct proto_error {

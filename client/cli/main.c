@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"               [--tests FILE --format unittest|humaneval|asserts|stdio]\n"
 		"               [--entry-point NAME] [--coverage full|partial|none]\n"
 		"               [--partial-tests N] [--test-timeout SEC] [--seed N]\n"
-		"               [--float-tolerance X] CODE_FILE\n"
+		"               [--float-tolerance X] [--case-cpu SEC] [--case-wall SEC]\n"
+		"               [--fail-fast] CODE_FILE\n"
 		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
 		"For asserts and stdio, the tests FILE is a JSON array. --explain prints the\n"
 		"feedback a model would see instead of the JSON.\n");
@@ -158,14 +159,20 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		static const struct {
 			const char *flag, *key;
 			bool seconds;
-		} lim[] = {{"--cpu", L_CPU_MS, true},	     {"--wall", L_WALL_MS, true},
-			   {"--memory", L_MEMORY_MB, false}, {"--pids", L_PIDS, false},
-			   {"--output", L_OUTPUT_KB, false}, {"--tmpfs", L_TMPFS_MB, false}};
+		} lim[] = {
+		    {"--cpu", L_CPU_MS, true},		 {"--wall", L_WALL_MS, true},
+		    {"--memory", L_MEMORY_MB, false},	 {"--pids", L_PIDS, false},
+		    {"--output", L_OUTPUT_KB, false},	 {"--tmpfs", L_TMPFS_MB, false},
+		    {"--case-cpu", L_CASE_CPU_MS, true}, {"--case-wall", L_CASE_WALL_MS, true}};
 		size_t k = 0;
 		while (k < sizeof lim / sizeof lim[0] && strcmp(a, lim[k].flag) != 0)
 			k++;
 		if (strcmp(a, "--pretty") == 0 || strcmp(a, "--explain") == 0) {
 			pretty = strcmp(a, "--pretty") == 0 ? 1 : 2;
+			continue;
+		}
+		if (strcmp(a, "--fail-fast") == 0) {
+			json_object_set_new(req, F_FAIL_FAST, json_true());
 			continue;
 		}
 		if (a[0] != '-' || strcmp(a, "-") == 0) {

@@ -46,8 +46,10 @@ static int load_limits(const char *fname, const char *which, json_t *o, struct p
 				      fname, which, key);
 		*proto_limit_ref(l, i) = (long)json_integer_value(v);
 	}
+	/* The stdio case limits are optional: load_object fills them. */
 	for (int i = 0; i < PROTO_NLIMITS; i++)
-		if (proto_limit_get(l, i) <= 0)
+		if (proto_limit_get(l, i) <= 0 && proto_limit_ref(l, i) != &l->case_cpu_ms &&
+		    proto_limit_ref(l, i) != &l->case_wall_ms)
 			return errfmt(err, errlen, "%s: limits.%s.%s: missing", fname, which,
 				      proto_limit_names[i]);
 	return 0;
@@ -186,6 +188,17 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 			errlen) < 0 ||
 	    load_limits(fname, "max", json_object_get(limits, "max"), &p->maxima, err, errlen) < 0)
 		return -1;
+	/* Left out, a case may use the whole request's limit: its maximum is
+	 * the whole one's, its default its maximum (limits_resolve then clamps
+	 * it to the request's cpu_ms and wall_ms). */
+	if (p->maxima.case_cpu_ms <= 0)
+		p->maxima.case_cpu_ms = p->maxima.cpu_ms;
+	if (p->maxima.case_wall_ms <= 0)
+		p->maxima.case_wall_ms = p->maxima.wall_ms;
+	if (p->defaults.case_cpu_ms <= 0)
+		p->defaults.case_cpu_ms = p->maxima.case_cpu_ms;
+	if (p->defaults.case_wall_ms <= 0)
+		p->defaults.case_wall_ms = p->maxima.case_wall_ms;
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&p->defaults, i) > proto_limit_get(&p->maxima, i))
 			return errfmt(err, errlen, "%s: limits.default.%s: above limits.max", fname,
@@ -319,5 +332,10 @@ int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		long want = out->cpu_ms > LONG_MAX / 2 ? LONG_MAX : 2 * out->cpu_ms;
 		out->wall_ms = want > p->maxima.wall_ms ? p->maxima.wall_ms : want;
 	}
+	/* cpu_ms and wall_ms bound a whole stdio request: no case gets more. */
+	if (out->case_cpu_ms > out->cpu_ms)
+		out->case_cpu_ms = out->cpu_ms;
+	if (out->case_wall_ms > out->wall_ms)
+		out->case_wall_ms = out->wall_ms;
 	return 0;
 }

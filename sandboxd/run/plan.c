@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/text.h"
 #include "sandboxd/feedback/runner_job.h"
 #include "sandboxd/feedback/stdio_match.h"
@@ -96,11 +97,52 @@ static json_t *plan_compile_failed(const struct config *cfg, const struct job *j
 	return response_build(cfg, j, &in);
 }
 
+/* What is left of the request's cpu_ms and wall_ms: the compile step and
+ * every case draw on them (wall time as the daemon sees it, setup included). */
+struct plan_budget {
+	uint64_t t0, cpu_used; /* ns since, ms */
+};
+
+static long plan_left(const struct plan_budget *b, long limit, bool cpu)
+{
+	uint64_t used = cpu ? b->cpu_used : (clock_mono_ns() - b->t0) / 1000000u;
+	return used >= (uint64_t)limit ? 0 : limit - (long)used;
+}
+
+/* Cases from i on are not run (fail_fast, or the budget is spent). */
+static void plan_not_run(struct fb_run *fb, const struct job *j, size_t i, const char *why)
+{
+	for (char name[32]; i < j->req.ncases; i++) {
+		snprintf(name, sizeof name, "case %zu", i + 1);
+		fb_add_test(fb, name, OUT_SKIPPED, why, "", 0);
+	}
+}
+
+/* Runs case i within what is left of the budget; false: cancelled. */
+static bool plan_run_case(const struct config *cfg, int slot, const struct job *j, size_t i,
+			  struct plan_budget *b, struct run_facts *f, struct run_verdict *rv)
+{
+	const struct proto_limits *l = &j->lim;
+	long cpu_left = plan_left(b, l->cpu_ms, true), wall_left = plan_left(b, l->wall_ms, false);
+	struct run_in in = {.stdin_data = j->req.cases[i].input,
+			    .stdin_len = j->req.cases[i].input_len,
+			    .seed = -1,
+			    .cpu_ms = cpu_left < l->case_cpu_ms ? cpu_left : l->case_cpu_ms,
+			    .wall_ms = wall_left < l->case_wall_ms ? wall_left : l->case_wall_ms};
+	run_one(cfg, slot, j, &in, f);
+	if (f->r.cancelled)
+		return false;
+	verdict_run(f, rv);
+	verdict_case_limit(rv, l, cpu_left <= l->case_cpu_ms, wall_left <= l->case_wall_ms);
+	return true;
+}
+
 json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 {
 	struct fb_run fb;
 	struct run_facts f, rep = {.r.violation_nr = -1};
 	struct run_verdict rv, acc = {.v = V_PASS};
+	struct plan_budget b = {.t0 = clock_mono_ns()};
 	json_t *resp = NULL;
 	bool have_rep = false, rep_is_bad = false, cancelled = false;
 	if (!plan_run_runner(cfg, slot, j, "compile", &fb, &f)) {
@@ -115,23 +157,26 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 		fb_free(&fb);
 		return resp;
 	}
+	/* CPU summed over the compile step and the cases, memory the peak. */
+	uint64_t usage[3] = {0, 0, 0};
+	run_facts_usage(&f, &usage[0], &usage[1], &usage[2]);
+	b.cpu_used = usage[0];
 	run_facts_free(&f);
-	uint64_t usage[3] = {0, 0, 0}; /* CPU and wall summed, memory the peak */
 	for (size_t i = 0; i < j->req.ncases && !cancelled; i++) {
-		struct run_in in = {.stdin_data = j->req.cases[i].input,
-				    .stdin_len = j->req.cases[i].input_len,
-				    .seed = -1};
-		run_one(cfg, slot, j, &in, &f);
-		if ((cancelled = f.r.cancelled)) {
+		bool cpu_spent = plan_left(&b, j->lim.cpu_ms, true) == 0;
+		if (cpu_spent || plan_left(&b, j->lim.wall_ms, false) == 0) {
+			verdict_budget_spent(&acc, &j->lim, cpu_spent, i);
+			plan_not_run(&fb, j, i, "not run: the request's time limit was spent");
+			break;
+		}
+		if ((cancelled = !plan_run_case(cfg, slot, j, i, &b, &f, &rv))) {
 			run_facts_free(&f);
 			break;
 		}
 		uint64_t cpu, wall, mem;
 		run_facts_usage(&f, &cpu, &wall, &mem);
-		usage[0] += cpu;
-		usage[1] += wall;
+		b.cpu_used = usage[0] += cpu;
 		usage[2] = mem > usage[2] ? mem : usage[2];
-		verdict_run(&f, &rv);
 		plan_judge_case(&fb, j, i, &f, &rv);
 		bool bad = fb.tests[i].outcome != OUT_PASSED;
 		verdict_fold_case(&acc, &rv, bad, i);
@@ -146,8 +191,17 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 		} else {
 			run_facts_free(&f);
 		}
+		bool whole = rv.v == V_TIMEOUT && (rv.hit == HIT_CPU || rv.hit == HIT_WALL);
+		if (whole || (bad && j->req.fail_fast)) {
+			plan_not_run(&fb, j, i + 1,
+				     whole
+					 ? "not run: the request's time limit was spent"
+					 : "not run: fail_fast stopped at the first failing case");
+			break;
+		}
 	}
 	if (!cancelled) {
+		usage[1] = (clock_mono_ns() - b.t0) / 1000000u;
 		fb.done = true;
 		verdict_cases_done(&acc, &fb);
 		struct response_in in = {.rep = &rep, .verdict = &acc, .usage = usage, .fb = &fb};

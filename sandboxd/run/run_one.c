@@ -70,6 +70,10 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	struct jail_spec spec;
 	uid_t uid = cfg->uid_base + (uid_t)slot;
 	struct jail_file *files = run_jail_job(j, &jj);
+	if (files && in && in->cpu_ms > 0)
+		jj.lim.cpu_ms = in->cpu_ms;
+	if (files && in && in->wall_ms > 0)
+		jj.lim.wall_ms = in->wall_ms;
 	if (!files || jail_spec_init(&spec, &jj, uid, (gid_t)uid, cfg->root_dir, cgj != NULL) < 0) {
 		snprintf(f->error, sizeof f->error, "cannot prepare the jail");
 		free(files);

@@ -23,6 +23,7 @@ struct run_in {
 	const char *key;
 	long long seed;
 	const struct jail_hooks *hooks;
+	long cpu_ms, wall_ms; /* > 0: this run's own limits (a stdio case's share) */
 };
 
 /* Evidence of one finished run: what the jail saw and what its cgroup
@@ -61,9 +62,18 @@ enum proto_verdict verdict_records(struct fb_run *fb, enum proto_verdict run_v, 
 /* A runner request's verdict, as the response states it. */
 void verdict_tests(struct fb_run *fb, const struct run_verdict *run, bool watchdog,
 		   struct run_verdict *out);
+/* stdio: a case's timeout names the limit that was binding: the request's
+ * (cpu, wall: what was left of cpu_ms or wall_ms) or the case's own
+ * (case_cpu, case_wall). */
+void verdict_case_limit(struct run_verdict *rv, const struct proto_limits *lim, bool cpu_is_request,
+			bool wall_is_request);
+/* stdio: the request's budget was spent before case i could start. */
+void verdict_budget_spent(struct run_verdict *acc, const struct proto_limits *lim, bool cpu,
+			  size_t i);
 /* stdio: folds case i's run verdict into the request's (acc starts as pass). */
 void verdict_fold_case(struct run_verdict *acc, const struct run_verdict *rv, bool bad, size_t i);
-/* After the last case: a plain failure says what failed. */
+/* After the last case: a plain failure says what failed (and how many
+ * cases were not run). */
 void verdict_cases_done(struct run_verdict *acc, const struct fb_run *fb);
 
 /* plan.c: the runs of a test request. */

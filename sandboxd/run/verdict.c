@@ -199,8 +199,45 @@ void verdict_fold_case(struct run_verdict *acc, const struct run_verdict *rv, bo
 	}
 }
 
+void verdict_case_limit(struct run_verdict *rv, const struct proto_limits *lim, bool cpu_is_request,
+			bool wall_is_request)
+{
+	if (rv->v != V_TIMEOUT || (rv->hit != HIT_CPU && rv->hit != HIT_WALL))
+		return;
+	bool cpu = rv->hit == HIT_CPU;
+	if (cpu ? cpu_is_request : wall_is_request) {
+		snprintf(rv->msg, sizeof rv->msg,
+			 "%s time limit of the whole request exceeded (%s %ld, all runs together)",
+			 cpu ? "CPU" : "wall", cpu ? L_CPU_MS : L_WALL_MS,
+			 cpu ? lim->cpu_ms : lim->wall_ms);
+		return;
+	}
+	rv->hit = cpu ? HIT_CASE_CPU : HIT_CASE_WALL;
+	snprintf(rv->msg, sizeof rv->msg, "%s time limit of the case exceeded (%s %ld)",
+		 cpu ? "CPU" : "wall", cpu ? L_CASE_CPU_MS : L_CASE_WALL_MS,
+		 cpu ? lim->case_cpu_ms : lim->case_wall_ms);
+}
+
+void verdict_budget_spent(struct run_verdict *acc, const struct proto_limits *lim, bool cpu,
+			  size_t i)
+{
+	struct run_verdict rv = {.v = V_TIMEOUT, .hit = cpu ? HIT_CPU : HIT_WALL};
+	snprintf(rv.msg, sizeof rv.msg,
+		 "%s time limit of the whole request exceeded (%s %ld, all runs together) "
+		 "before it started",
+		 cpu ? "CPU" : "wall", cpu ? L_CPU_MS : L_WALL_MS,
+		 cpu ? lim->cpu_ms : lim->wall_ms);
+	verdict_fold_case(acc, &rv, true, i);
+}
+
 void verdict_cases_done(struct run_verdict *acc, const struct fb_run *fb)
 {
+	size_t not_run = 0;
+	for (size_t i = 0; i < fb->ntests; i++)
+		not_run += fb->tests[i].outcome == OUT_SKIPPED;
 	if (acc->v == V_FAIL)
 		verdict_fail_message(fb, acc->msg, sizeof acc->msg);
+	size_t len = strlen(acc->msg);
+	if (not_run && acc->v != V_PASS)
+		snprintf(acc->msg + len, sizeof acc->msg - len, "; %zu not run", not_run);
 }

@@ -212,6 +212,29 @@ START_TEST(test_empty_containers_accepted)
 }
 END_TEST
 
+START_TEST(test_fail_fast_and_case_limits)
+{
+	struct proto_request r;
+	parse_ok("fail_fast",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"fail_fast\":true,\"limits\":{\"case_cpu_ms\":7,"
+		 "\"case_wall_ms\":9}}",
+		 &r);
+	ck_assert(r.fail_fast);
+	ck_assert_int_eq(r.limits.case_cpu_ms, 7);
+	ck_assert_int_eq(r.limits.case_wall_ms, 9);
+	ck_assert_int_eq(r.limits.cpu_ms, -1);
+	proto_request_free(&r);
+	parse_ok("no fail_fast",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}]}",
+		 &r);
+	ck_assert(!r.fail_fast);
+	ck_assert_int_eq(r.limits.case_cpu_ms, -1);
+	proto_request_free(&r);
+}
+END_TEST
+
 START_TEST(test_limits_partial_and_huge)
 {
 	struct proto_request r;
@@ -410,6 +433,17 @@ static const struct bad_case bad[] = {
      "{\"id\":\"P\",\"code\":\"x\",\"policy\":"
      "\"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0123456789ab\"}",
      E_UNKNOWN_POLICY, "P", NULL},
+    /* fail_fast: a boolean, stdio only, and a test field like the others */
+    {"fail_fast string",
+     "{\"id\":\"F\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"fail_fast\":\"yes\"}",
+     E_BAD_REQUEST, "F", "fail_fast"},
+    {"fail_fast asserts",
+     "{\"id\":\"F\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+     "\"fail_fast\":true}",
+     E_BAD_REQUEST, "F", "stdio only"},
+    {"fail_fast plain run", "{\"id\":\"F\",\"code\":\"x\",\"fail_fast\":false}", E_BAD_REQUEST, "F",
+     "fail_fast"},
 };
 
 START_TEST(test_bad_request)
@@ -682,6 +716,7 @@ static Suite *protocol_request_suite(void)
 	tcase_add_test(ok, test_full_request_content_preserved);
 	tcase_add_test(ok, test_empty_containers_accepted);
 	tcase_add_test(ok, test_limits_partial_and_huge);
+	tcase_add_test(ok, test_fail_fast_and_case_limits);
 	tcase_add_test(ok, test_policy_names_valid);
 	tcase_add_test(ok, test_files_non_conflicts);
 	tcase_add_test(ok, test_bounds_default);

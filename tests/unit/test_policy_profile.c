@@ -153,7 +153,10 @@ START_TEST(test_valid_text)
 	ck_assert_uint_eq(p.n_ro, 2);
 	ck_assert_str_eq(p.ro_paths[0], "/usr/lib");
 	ck_assert_str_eq(p.ro_paths[1], "/etc/ssl");
-	struct proto_limits d = {1000, 2000, 64, 8, 64, 8}, m = {2000, 4000, 128, 16, 128, 16};
+	/* The stdio case limits, left out: their maximum is the whole limit's,
+	 * their default that maximum (a case may use the whole request). */
+	struct proto_limits d = {1000, 2000, 64, 8, 64, 8, 2000, 4000},
+			    m = {2000, 4000, 128, 16, 128, 16, 2000, 4000};
 	for (int i = 0; i < PROTO_NLIMITS; i++) {
 		ck_assert_int_eq(proto_limit_get(&p.defaults, i), proto_limit_get(&d, i));
 		ck_assert_int_eq(proto_limit_get(&p.maxima, i), proto_limit_get(&m, i));
@@ -553,14 +556,20 @@ START_TEST(test_resolve_unset)
 	char msg[128] = "";
 	ck_assert_msg(limits_resolve(&req, &g_prof, &out, msg, sizeof msg) == 0, "%s", msg);
 	for (int i = 0; i < PROTO_NLIMITS; i++)
-		ck_assert_int_eq(proto_limit_get(&out, i), proto_limit_get(&g_prof.defaults, i));
+		if (proto_limit_ref(&out, i) != &out.case_cpu_ms &&
+		    proto_limit_ref(&out, i) != &out.case_wall_ms)
+			ck_assert_int_eq(proto_limit_get(&out, i),
+					 proto_limit_get(&g_prof.defaults, i));
+	/* A case may use the whole request's limits, no more. */
+	ck_assert_int_eq(out.case_cpu_ms, out.cpu_ms);
+	ck_assert_int_eq(out.case_wall_ms, out.wall_ms);
 }
 END_TEST
 
 START_TEST(test_resolve_kept_and_clamped)
 {
 	/* below max, equal to max, above max, far above, unset, 1 */
-	struct proto_limits req = {1500, 4000, 129, 1L << 40, -1, 1}, out;
+	struct proto_limits req = {1500, 4000, 129, 1L << 40, -1, 1, -1, -1}, out;
 	char msg[128] = "";
 	ck_assert_msg(limits_resolve(&req, &g_prof, &out, msg, sizeof msg) == 0, "%s", msg);
 	ck_assert_int_eq(out.cpu_ms, 1500);
@@ -570,7 +579,7 @@ START_TEST(test_resolve_kept_and_clamped)
 	ck_assert_int_eq(out.output_kb, 64);
 	ck_assert_int_eq(out.tmpfs_mb, 1);
 	/* Above the default but below the max is the client's to choose. */
-	struct proto_limits req2 = {1999, 3999, 127, 15, 127, 15};
+	struct proto_limits req2 = {1999, 3999, 127, 15, 127, 15, 1999, 3000};
 	ck_assert_int_eq(limits_resolve(&req2, &g_prof, &out, msg, sizeof msg), 0);
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		ck_assert_int_eq(proto_limit_get(&out, i), proto_limit_get(&req2, i));
@@ -604,6 +613,38 @@ START_TEST(test_resolve_wall_follows_cpu)
 	req.wall_ms = 1;
 	ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), 0);
 	ck_assert_int_eq(out.wall_ms, 1);
+}
+END_TEST
+
+/* stdio's case limits: clamped to the request's cpu_ms and wall_ms (which
+ * bound every case together), kept below them, and a profile's own case
+ * default applies when the request leaves them out. */
+START_TEST(test_resolve_case_limits)
+{
+	struct proto_limits req = PROTO_LIMITS_UNSET, out;
+	char msg[256] = "";
+	req.cpu_ms = 1500;
+	req.wall_ms = 3000;
+	req.case_cpu_ms = 1800;
+	req.case_wall_ms = 500;
+	ck_assert_msg(limits_resolve(&req, &g_prof, &out, msg, sizeof msg) == 0, "%s", msg);
+	ck_assert_int_eq(out.case_cpu_ms, 1500);
+	ck_assert_int_eq(out.case_wall_ms, 500);
+	req.case_cpu_ms = 0;
+	ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), -1);
+	ck_assert_str_eq(msg, "limit \"case_cpu_ms\" must be positive");
+	struct profile p;
+	char err[512];
+	const char *text = "{" INTERP "," SECCOMP ",\"limits\":{\"default\":{\"cpu_ms\":1000,"
+			   "\"wall_ms\":2000,\"memory_mb\":64,\"pids\":8,\"output_kb\":64,"
+			   "\"tmpfs_mb\":8,\"case_wall_ms\":700},\"max\":" MAX_OK "}}";
+	ck_assert_msg(load(text, &p, err, sizeof err) == 0, "%s", err);
+	struct proto_limits unset = PROTO_LIMITS_UNSET;
+	ck_assert_int_eq(limits_resolve(&unset, &p, &out, msg, sizeof msg), 0);
+	ck_assert_int_eq(out.case_wall_ms, 700);
+	ck_assert_int_eq(out.case_cpu_ms, 1000);
+	ck_assert_int_eq(p.maxima.case_wall_ms, p.maxima.wall_ms);
+	profile_free(&p);
 }
 END_TEST
 
@@ -660,6 +701,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(resolve, test_resolve_kept_and_clamped);
 	tcase_add_test(resolve, test_resolve_non_positive);
 	tcase_add_test(resolve, test_resolve_wall_follows_cpu);
+	tcase_add_test(resolve, test_resolve_case_limits);
 	suite_add_tcase(s, resolve);
 	return s;
 }

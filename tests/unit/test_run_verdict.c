@@ -489,6 +489,75 @@ START_TEST(test_message_bounded)
 }
 END_TEST
 
+/* ---- stdio: the whole request's budget and each case's limits -------------- */
+
+static const struct proto_limits CASE_LIM = {.cpu_ms = 1000,
+					     .wall_ms = 3000,
+					     .memory_mb = 64,
+					     .pids = 8,
+					     .output_kb = 64,
+					     .tmpfs_mb = 8,
+					     .case_cpu_ms = 400,
+					     .case_wall_ms = 2000};
+
+START_TEST(test_case_limit_names_binding_limit)
+{
+	struct run_verdict rv = {.v = V_TIMEOUT, .hit = HIT_WALL};
+	/* What was left of wall_ms was the binding limit: the request's. */
+	verdict_case_limit(&rv, &CASE_LIM, false, true);
+	ck_assert_int_eq(rv.hit, HIT_WALL);
+	ck_assert_msg(strstr(rv.msg, "whole request") && strstr(rv.msg, "wall_ms 3000"), "%s",
+		      rv.msg);
+	/* The case's own. */
+	rv = (struct run_verdict){.v = V_TIMEOUT, .hit = HIT_WALL};
+	verdict_case_limit(&rv, &CASE_LIM, true, false);
+	ck_assert_int_eq(rv.hit, HIT_CASE_WALL);
+	ck_assert_msg(strstr(rv.msg, "case_wall_ms 2000"), "%s", rv.msg);
+	rv = (struct run_verdict){.v = V_TIMEOUT, .hit = HIT_CPU};
+	verdict_case_limit(&rv, &CASE_LIM, false, true);
+	ck_assert_int_eq(rv.hit, HIT_CASE_CPU);
+	ck_assert_str_eq(proto_limit_hit_name(rv.hit), "case_cpu");
+	ck_assert_msg(strstr(rv.msg, "case_cpu_ms 400"), "%s", rv.msg);
+	rv = (struct run_verdict){.v = V_TIMEOUT, .hit = HIT_CPU};
+	verdict_case_limit(&rv, &CASE_LIM, true, false);
+	ck_assert_int_eq(rv.hit, HIT_CPU);
+	ck_assert_msg(strstr(rv.msg, "cpu_ms 1000"), "%s", rv.msg);
+	/* Anything but a time limit is left alone. */
+	rv = (struct run_verdict){.v = V_MEMORY_LIMIT, .hit = HIT_MEMORY, .msg = "m"};
+	verdict_case_limit(&rv, &CASE_LIM, false, false);
+	ck_assert_int_eq(rv.hit, HIT_MEMORY);
+	ck_assert_str_eq(rv.msg, "m");
+}
+END_TEST
+
+START_TEST(test_budget_spent_and_not_run)
+{
+	struct fb_run fb;
+	fb_init(&fb, "", -1);
+	ck_assert_int_eq(fb_add_test(&fb, "case 1", OUT_PASSED, "", "", 10), 0);
+	ck_assert_int_eq(fb_add_test(&fb, "case 2", OUT_SKIPPED, "not run", "", 0), 0);
+	struct run_verdict acc = {.v = V_PASS};
+	verdict_budget_spent(&acc, &CASE_LIM, false, 1);
+	ck_assert_int_eq(acc.v, V_TIMEOUT);
+	ck_assert_int_eq(acc.hit, HIT_WALL);
+	verdict_cases_done(&acc, &fb);
+	ck_assert_msg(strstr(acc.msg, "case 2: wall time limit of the whole request") &&
+			  strstr(acc.msg, "; 1 not run"),
+		      "%s", acc.msg);
+	/* fail_fast: a plain failure says how many were not run. */
+	ck_assert_int_eq(fb_add_test(&fb, "case 3", OUT_FAILED, "wrong answer", "", 5), 0);
+	acc = (struct run_verdict){.v = V_FAIL};
+	verdict_cases_done(&acc, &fb);
+	ck_assert_str_eq(acc.msg, "1 of 3 tests did not pass: 1 failed, 0 errors, 0 timeouts; "
+				  "1 not run");
+	/* A pass stays silent. */
+	acc = (struct run_verdict){.v = V_PASS};
+	verdict_cases_done(&acc, &fb);
+	ck_assert_str_eq(acc.msg, "");
+	fb_free(&fb);
+}
+END_TEST
+
 static Suite *verdict_suite(void)
 {
 	Suite *s = suite_create("verdict");
@@ -516,6 +585,10 @@ static Suite *verdict_suite(void)
 	tcase_add_test(t, test_violation_nr_zero_is_a_syscall);
 	tcase_add_test(t, test_priority);
 	tcase_add_test(t, test_message_bounded);
+	suite_add_tcase(s, t);
+	t = tcase_create("stdio_limits");
+	tcase_add_test(t, test_case_limit_names_binding_limit);
+	tcase_add_test(t, test_budget_spent_and_not_run);
 	suite_add_tcase(s, t);
 	return s;
 }
