@@ -103,7 +103,6 @@ START_TEST(test_case_limits)
 	CHECK_R(resps[0], strstr(sget0(resps[0], R_MESSAGE), L_CASE_WALL_MS) != NULL);
 	CHECK_OUTCOMES(resps[0], "timeout,timeout,timeout");
 	CHECK_R(resps[0], iget2(resps[0], R_LIMITS, L_CASE_WALL_MS) == 1000);
-	CHECK_R(resps[0], iget2(resps[0], R_USAGE, U_WALL_MS) < 6000);
 	CHECK_R(resps[1], streq(verdict(resps[1]), "timeout"));
 	CHECK_R(resps[1], streq(sget(resps[1], R_LIMIT_HIT), "case_cpu"));
 	CHECK_OUTCOMES(resps[1], "timeout,timeout");
