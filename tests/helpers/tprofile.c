@@ -1,6 +1,8 @@
 /* The profile the daemon under test loads (see tprofile.h). */
 #include "tests/helpers/tprofile.h"
 
+#include "common/protocol.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +31,16 @@ int tprofile_load(void)
 		fprintf(stderr, "%s: cannot read limits from %s: %s\n",
 			program_invocation_short_name, path, je.text);
 		return -1;
+	}
+	/* stdio's case limits, when the profile leaves them out, are what a
+	 * response shows: the whole limits (docs/protocol.md). */
+	json_t *both[2] = {tprofile_defaults, tprofile_max};
+	for (int i = 0; i < 2; i++) {
+		if (!json_object_get(both[i], L_CASE_CPU_MS))
+			json_object_set(both[i], L_CASE_CPU_MS, json_object_get(both[i], L_CPU_MS));
+		if (!json_object_get(both[i], L_CASE_WALL_MS))
+			json_object_set(both[i], L_CASE_WALL_MS,
+					json_object_get(both[i], L_WALL_MS));
 	}
 	return 0;
 }

@@ -6,7 +6,9 @@
 
 #include <jansson.h>
 
-/* Its limits.default and limits.max, once tprofile_load() returned 0. */
+/* Its limits.default and limits.max, once tprofile_load() returned 0; stdio
+ * case limits the profile leaves out are filled as responses show them
+ * (case_cpu_ms = cpu_ms, case_wall_ms = wall_ms). */
 extern json_t *tprofile_defaults, *tprofile_max;
 
 /* Reads both (a tmain_opts setup: 0, or -1 with the reason on stderr). */
