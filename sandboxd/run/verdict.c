@@ -83,10 +83,11 @@ static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit
 	if (exited0)
 		return V_PASS;
 	if (sig == SIGXCPU)
-		snprintf(msg, msglen,
-			 "killed by signal %d (SIGXCPU) at %" PRIu64 " ms of CPU, below the %ld ms "
-			 "limit: the job's own signal or RLIMIT_CPU, not a CPU timeout",
-			 sig, cpu_ms, r->cpu_limit_ms);
+		snprintf(
+		    msg, msglen,
+		    "killed by signal %d (SIGXCPU) at %" PRIu64 " ms of CPU, below the %ld ms "
+		    "limit: a signal the job sent or an RLIMIT_CPU it lowered, not a CPU timeout",
+		    sig, cpu_ms, r->cpu_limit_ms);
 	else if (sig == SIGSYS || sig == SIGXFSZ)
 		snprintf(msg, msglen, "killed by signal %d (%s)", sig,
 			 sig == SIGSYS ? "SIGSYS, but the seccomp notifier saw no forbidden "
