@@ -5,6 +5,7 @@
 #include "sandboxd/server/server.h"
 
 #include "sandboxd/server/post.h"
+#include "sandboxd/server/sockpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,32 +54,14 @@ static uint64_t next_conn_id = 1;
 
 int server_listen(const struct config *cfg, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(cfg->socket_path) >= sizeof sa.sun_path) {
-		snprintf(err, errlen, "socket path too long: %s", cfg->socket_path);
-		return -1;
-	}
-	strcpy(sa.sun_path, cfg->socket_path);
-	/* A socket left by a crashed daemon would make bind() fail. Only a
-	 * socket is removed, never a file someone put there. */
-	struct stat st;
-	if (lstat(cfg->socket_path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket", cfg->socket_path);
-			return -1;
-		}
-		unlink(cfg->socket_path);
-	}
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0)
 		goto fail;
-	/* Created 0600 under the umask, then opened to the served group: never
-	 * a moment where anyone else could connect. */
-	mode_t old = umask(0177);
-	int rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof sa);
-	umask(old);
-	if (rc < 0 || chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
-	    chmod(cfg->socket_path, 0660) < 0 || listen(listen_fd, 128) < 0)
+	/* A socket left by a crashed daemon is replaced; a live one, or anything
+	 * that is not a socket, is left alone (sockpath.c). */
+	if (sockpath_bind(listen_fd, cfg->socket_path, cfg->socket_gid, err, errlen) < 0)
+		return -1;
+	if (listen(listen_fd, 128) < 0)
 		goto fail;
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
@@ -429,7 +412,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 	}
 	/* Stop taking connections first, then answer every pending request. */
 	close(listen_fd);
-	unlink(cfg->socket_path);
+	sockpath_unlink(cfg->socket_path);
 	deliver_posted();
 	runq_shutdown(q, tell_shutdown, NULL);
 	flush_all();
