@@ -186,6 +186,37 @@ static bool accept_one(const struct config *cfg)
 	return true;
 }
 
+/* Every "files" entry (and main.py, for a plain or stdio run) is written
+ * into /work, a tmpfs of tmpfs_mb that counts whole pages. A request that
+ * cannot fit is the client's to fix and is told so before it takes a
+ * worker; in the jail it would only surface as ENOSPC or SIGXFSZ. */
+static bool files_fit(const struct proto_request *r, long tmpfs_mb, char *msg, size_t len)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t page = ps > 0 ? (uint64_t)ps : 4096, cap = (uint64_t)tmpfs_mb << 20, need = 0;
+	for (size_t i = 0; i < r->nfiles; i++) {
+		if (r->files[i].len > cap) {
+			snprintf(msg, len,
+				 "file \"%.80s\" (%zu bytes) does not fit /work: %s %ld gives it "
+				 "%llu bytes",
+				 r->files[i].path, r->files[i].len, L_TMPFS_MB, tmpfs_mb,
+				 (unsigned long long)cap);
+			return false;
+		}
+		need += (r->files[i].len + page - 1) / page * page;
+	}
+	if (r->format == FMT_NONE || r->format == FMT_STDIO)
+		need += (r->code_len + page - 1) / page * page;
+	if (need <= cap)
+		return true;
+	snprintf(msg, len,
+		 "the files do not fit /work: they take %llu bytes in %llu-byte pages (main.py "
+		 "included) and %s %ld gives %llu",
+		 (unsigned long long)need, (unsigned long long)page, L_TMPFS_MB, tmpfs_mb,
+		 (unsigned long long)cap);
+	return false;
+}
+
 static void handle_line(const struct config *cfg, struct runq *q, struct conn *c, char *line,
 			size_t len)
 {
@@ -215,7 +246,7 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		return;
 	}
 	const struct profile *p = profile_find(&cfg->profiles, req.policy);
-	char msg[128];
+	char msg[256];
 	struct job *j = p ? job_new() : NULL;
 	if (!p) {
 		conn_error(c, req.id, E_UNKNOWN_POLICY, "no such policy");
@@ -223,6 +254,8 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		conn_error(c, req.id, E_INTERNAL, "out of memory");
 	} else if (limits_resolve(&req.limits, p, &j->lim, msg, sizeof msg) < 0) {
 		conn_error(c, req.id, E_BAD_LIMITS, msg);
+	} else if (!files_fit(&req, j->lim.tmpfs_mb, msg, sizeof msg)) {
+		conn_error(c, req.id, E_TOO_LARGE, msg);
 	} else {
 		j->conn_id = c->id;
 		j->prof = p;
