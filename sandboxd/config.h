@@ -17,9 +17,10 @@ struct config {
 	const char *policies_dir;
 	char state_dir[PATH_MAX]; /* holds "root", the mount point every job's root uses */
 	char root_dir[PATH_MAX];
+	int state_fd; /* the state dir, checked (statedir.c): names in it go through this */
 	int workers;
 	size_t queue_capacity;
-	uid_t uid_base; /* worker slot i runs jobs as uid_base + i */
+	uid_t uid_base; /* slot i: uid_base + i, its second process uid_base + workers + i */
 	uid_t allow_uid[CONFIG_MAX_ALLOW];
 	gid_t allow_gid[CONFIG_MAX_ALLOW];
 	int n_allow_uid, n_allow_gid;

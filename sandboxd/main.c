@@ -23,9 +23,13 @@
 #include "sandboxd/jail/kfeat.h"
 #include "sandboxd/server/runq.h"
 #include "sandboxd/server/server.h"
+#include "sandboxd/server/sockpath.h"
+#include "sandboxd/server/statedir.h"
+#include "sandboxd/server/uidrange.h"
 #include "sandboxd/server/worker.h"
 
 #define STOP_WORKERS_MS 5000
+#define STALE_JOBS_MS 3000 /* how long a crashed run's jobs may take to die */
 
 static void usage(FILE *f)
 {
@@ -36,7 +40,11 @@ static void usage(FILE *f)
 	    "                [--queue N] [--max-request BYTES] [--runner FILE]\n"
 	    "                [--cgroup-parent CGPATH | --no-cgroups]\n"
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
-	    "(default /run/sandboxd.sock). See docs/protocol.md.\n");
+	    "(default /run/sandboxd.sock). See docs/protocol.md.\n"
+	    "--state-dir DIR (default /run/sandboxd) must be root's, mode 0700 (created so).\n"
+	    "--uid-base UID (default 61000): jobs run as uids [UID, UID + 2 x workers), two\n"
+	    "per worker slot; the daemon refuses to start when an account, a group or a\n"
+	    "running process has an id in that range.\n");
 }
 
 /* Default data paths: `rel` from the directory holding the binary (a build
@@ -126,21 +134,17 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 /* The state dir holds one empty directory that every job mounts its private
  * root tmpfs on (inside its own mount namespace, so they never collide).
  * Jobs keep their files only in tmpfs, so a crashed daemon leaves no job
- * directories; anything found here is from an older layout and removed. */
-static int prepare_state_dir(struct config *c)
+ * directories; anything found there is from an older layout and removed
+ * (statedir.c: never through a symlink). */
+static int prepare_state_dir(struct config *c, char *err, size_t errlen)
 {
-	if (mkdir(c->state_dir, 0700) < 0 && errno != EEXIST)
+	if (strlen(c->state_dir) > sizeof c->root_dir - 6)
+		return errfmt(err, errlen, "state dir %s: path too long", c->state_dir);
+	snprintf(c->root_dir, sizeof c->root_dir, "%s/root", c->state_dir);
+	c->state_fd = statedir_open(c->state_dir, err, errlen);
+	if (c->state_fd < 0)
 		return -1;
-	if (strlen(c->state_dir) > sizeof c->root_dir - 6) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(c->root_dir, c->state_dir, strlen(c->state_dir));
-	strcpy(c->root_dir + strlen(c->state_dir), "/root");
-	umount2(c->root_dir, MNT_DETACH); /* a host mount here would be a stale bug */
-	if (rmdir(c->root_dir) < 0 && errno != ENOENT)
-		return -1;
-	return mkdir(c->root_dir, 0755);
+	return statedir_make_root(c->state_fd, c->state_dir, err, errlen);
 }
 
 /* Job cgroups are named after the socket, so a restart on the same socket
@@ -168,31 +172,10 @@ static void set_instance(struct config *c)
  * restart after a crash can rejoin it (cg_place, rule 3). */
 static void home_record(const struct config *c, bool write_it)
 {
-	char p[PATH_MAX + 16];
-	snprintf(p, sizeof p, "%s/cgroup-home", c->state_dir);
-	if (!write_it || !c->cg.v2_made_home) {
-		unlink(p);
-		return;
-	}
-	FILE *f = fopen(p, "we");
-	if (!f || fprintf(f, "%s\n", c->cg.v2_home) < 0)
-		log_msg("cannot record the cgroup home in %s", p);
-	if (f)
-		fclose(f);
-}
-
-static void home_read(const struct config *c, char *out, size_t len)
-{
-	char p[PATH_MAX + 16];
-	snprintf(p, sizeof p, "%s/cgroup-home", c->state_dir);
-	out[0] = '\0';
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
+	const char *home = write_it && c->cg.v2_made_home ? c->cg.v2_home : NULL;
+	if (statedir_home_write(c->state_fd, home) < 0)
+		log_msg("cannot %s the cgroup home in %s: %s", home ? "record" : "remove",
+			c->state_dir, errfmt_desc(errno));
 }
 
 static int setup_cgroups(struct config *c, char *err, size_t errlen)
@@ -207,7 +190,7 @@ static int setup_cgroups(struct config *c, char *err, size_t errlen)
 		return -1;
 	}
 	set_instance(c);
-	home_read(c, prev, sizeof prev);
+	statedir_home_read(c->state_fd, prev, sizeof prev);
 	if (cg_place(&c->cg, c->cgroup_parent, prev, note, sizeof note, err, errlen) < 0 ||
 	    cg_setup(&c->cg, err, errlen) < 0)
 		return -1;
@@ -248,6 +231,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
 		return 1;
 	}
+	/* Before anything is touched: a daemon already serving this socket
+	 * keeps it, its state and its job cgroups (checked again, under a
+	 * lock, when the socket is bound). */
+	if (sockpath_probe(cfg.socket_path, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
 	/* Probed before anything is set up: a kernel that cannot jail is told
 	 * at start, with what is missing, not at the first job. */
 	struct kfeat kf;
@@ -266,8 +256,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: test runner %s\n", err);
 		return 1;
 	}
-	if (caps_init() < 0 || prepare_state_dir(&cfg) < 0) {
-		fprintf(stderr, "sandboxd: state dir %s: %s\n", cfg.state_dir, errfmt_desc(errno));
+	if (caps_init() < 0) {
+		fprintf(stderr, "sandboxd: capabilities: %s\n", errfmt_desc(errno));
+		return 1;
+	}
+	if (prepare_state_dir(&cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
 	if (cfg.no_cgroups) {
@@ -282,6 +276,14 @@ int main(int argc, char **argv)
 			"(examples/systemd/), give --cgroup-parent PATH (a cgroup whose ancestors "
 			"hold no processes), or pass --no-cgroups to accept rlimits knowingly.\n",
 			err);
+		return 1;
+	}
+	/* After the stale jobs of a crashed run were killed with their cgroups
+	 * (setup_cgroups; without cgroups they die with their init): what is
+	 * left in the job uid range belongs to someone else. */
+	if (uidrange_check(cfg.uid_base, UIDRANGE_WIDTH(cfg.workers), STALE_JOBS_MS, err,
+			   sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
 	/* Signals are taken through a signalfd by the socket thread; blocked in
@@ -321,7 +323,7 @@ int main(int argc, char **argv)
 		else
 			home_record(&cfg, false);
 	}
-	rmdir(cfg.root_dir);
+	statedir_remove_root(cfg.state_fd);
 	profile_set_free(&cfg.profiles);
 	free(cfg.runner_src);
 	log_msg("stopped");

@@ -88,7 +88,8 @@ static int bind_flags(const char *src, const char *tgt, unsigned long extra)
 		return 0;
 	if (errno != ENOSYS)
 		return -1;
-	if (umount2(tgt, MNT_DETACH) < 0 || mount(src, tgt, NULL, MS_BIND, NULL) < 0)
+	if (umount2(tgt, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 ||
+	    mount(src, tgt, NULL, MS_BIND, NULL) < 0)
 		return -1;
 	/* A bind mount takes its flags only from a second, remounting call. */
 	return mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | RO | extra, NULL);
@@ -247,7 +248,8 @@ int mounts_apply(const struct jail_spec *s)
 		return -1;
 	/* pivot_root(".", ".") stacks the old root under the new one; detaching
 	 * it leaves no path back to the host's file system. */
-	if (syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+	if (syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH | UMOUNT_NOFOLLOW) < 0 || chdir("/") < 0)
 		return -1;
 	return mount(NULL, "/", NULL, MS_BIND | MS_REMOUNT | RO, NULL);
 }

@@ -191,7 +191,10 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 		return;
 	}
 	m.text[sizeof m.text - 1] = '\0';
-	if (m.kind == JAIL_MSG_STATUS && !r->have_status) {
+	/* A failed setup step is reported before the payload exits (status
+	 * 127), and once the jail failed the job never ran: that exit status
+	 * must not become a verdict of the job's own (runtime_error). */
+	if (m.kind == JAIL_MSG_STATUS && !r->have_status && !r->error[0]) {
 		r->have_status = true;
 		r->status = m.status;
 		r->ru = m.ru;
@@ -355,6 +358,10 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			/* Without its listener a kill-listed syscall would get ENOSYS
 			 * instead of stopping the job: never run a job that way. */
 			if (f->listener < 0 && s->job->seccomp->notify && !r->have_status) {
+				/* A payload whose setup step failed exits before sending
+				 * its listener, after reporting the step on the status
+				 * pipe: that report names the real cause. */
+				drain_status(f, r);
 				set_error(r, "seccomp listener not received", EPROTO);
 				kill_job(pid, &killed);
 			}

@@ -5,6 +5,7 @@
 #include "sandboxd/server/server.h"
 
 #include "sandboxd/server/post.h"
+#include "sandboxd/server/sockpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,32 +54,14 @@ static uint64_t next_conn_id = 1;
 
 int server_listen(const struct config *cfg, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(cfg->socket_path) >= sizeof sa.sun_path) {
-		snprintf(err, errlen, "socket path too long: %s", cfg->socket_path);
-		return -1;
-	}
-	strcpy(sa.sun_path, cfg->socket_path);
-	/* A socket left by a crashed daemon would make bind() fail. Only a
-	 * socket is removed, never a file someone put there. */
-	struct stat st;
-	if (lstat(cfg->socket_path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket", cfg->socket_path);
-			return -1;
-		}
-		unlink(cfg->socket_path);
-	}
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0)
 		goto fail;
-	/* Created 0600 under the umask, then opened to the served group: never
-	 * a moment where anyone else could connect. */
-	mode_t old = umask(0177);
-	int rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof sa);
-	umask(old);
-	if (rc < 0 || chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
-	    chmod(cfg->socket_path, 0660) < 0 || listen(listen_fd, 128) < 0)
+	/* A socket left by a crashed daemon is replaced; a live one, or anything
+	 * that is not a socket, is left alone (sockpath.c). */
+	if (sockpath_bind(listen_fd, cfg->socket_path, cfg->socket_gid, err, errlen) < 0)
+		return -1;
+	if (listen(listen_fd, 128) < 0)
 		goto fail;
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
@@ -203,6 +186,37 @@ static bool accept_one(const struct config *cfg)
 	return true;
 }
 
+/* Every "files" entry (and main.py, for a plain or stdio run) is written
+ * into /work, a tmpfs of tmpfs_mb that counts whole pages. A request that
+ * cannot fit is the client's to fix and is told so before it takes a
+ * worker; in the jail it would only surface as ENOSPC or SIGXFSZ. */
+static bool files_fit(const struct proto_request *r, long tmpfs_mb, char *msg, size_t len)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t page = ps > 0 ? (uint64_t)ps : 4096, cap = (uint64_t)tmpfs_mb << 20, need = 0;
+	for (size_t i = 0; i < r->nfiles; i++) {
+		if (r->files[i].len > cap) {
+			snprintf(msg, len,
+				 "file \"%.80s\" (%zu bytes) does not fit /work: %s %ld gives it "
+				 "%llu bytes",
+				 r->files[i].path, r->files[i].len, L_TMPFS_MB, tmpfs_mb,
+				 (unsigned long long)cap);
+			return false;
+		}
+		need += (r->files[i].len + page - 1) / page * page;
+	}
+	if (r->format == FMT_NONE || r->format == FMT_STDIO)
+		need += (r->code_len + page - 1) / page * page;
+	if (need <= cap)
+		return true;
+	snprintf(msg, len,
+		 "the files do not fit /work: they take %llu bytes in %llu-byte pages (main.py "
+		 "included) and %s %ld gives %llu",
+		 (unsigned long long)need, (unsigned long long)page, L_TMPFS_MB, tmpfs_mb,
+		 (unsigned long long)cap);
+	return false;
+}
+
 static void handle_line(const struct config *cfg, struct runq *q, struct conn *c, char *line,
 			size_t len)
 {
@@ -232,7 +246,7 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		return;
 	}
 	const struct profile *p = profile_find(&cfg->profiles, req.policy);
-	char msg[128];
+	char msg[256];
 	struct job *j = p ? job_new() : NULL;
 	if (!p) {
 		conn_error(c, req.id, E_UNKNOWN_POLICY, "no such policy");
@@ -240,6 +254,8 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		conn_error(c, req.id, E_INTERNAL, "out of memory");
 	} else if (limits_resolve(&req.limits, p, &j->lim, msg, sizeof msg) < 0) {
 		conn_error(c, req.id, E_BAD_LIMITS, msg);
+	} else if (!files_fit(&req, j->lim.tmpfs_mb, msg, sizeof msg)) {
+		conn_error(c, req.id, E_TOO_LARGE, msg);
 	} else {
 		j->conn_id = c->id;
 		j->prof = p;
@@ -429,7 +445,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 	}
 	/* Stop taking connections first, then answer every pending request. */
 	close(listen_fd);
-	unlink(cfg->socket_path);
+	sockpath_unlink(cfg->socket_path);
 	deliver_posted();
 	runq_shutdown(q, tell_shutdown, NULL);
 	flush_all();

@@ -1,0 +1,140 @@
+/* Unit tests for the socket path (sandboxd/server/sockpath.c): what the
+ * probe calls free, stale or in use; a bind that replaces only a stale
+ * socket and leaves root:gid 0660; and an exit that removes the socket only
+ * while it is still the one bound. The "another sandboxd" answer is tested
+ * against a real daemon (test_daemon_files). Run as root (chown). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sandboxd/server/sockpath.h"
+#include "tests/helpers/tmain.h"
+
+static char base[64], sock[128];
+
+static void setup(void)
+{
+	snprintf(base, sizeof base, "/tmp/sbx-sockpath.XXXXXX");
+	ck_assert(mkdtemp(base) != NULL);
+	snprintf(sock, sizeof sock, "%s/sock", base);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	ck_assert(system(cmd) == 0);
+}
+
+static int bound_socket(const char *path, bool listening)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+	if (listening)
+		ck_assert(listen(fd, 4) == 0);
+	return fd;
+}
+
+START_TEST(test_probe)
+{
+	char err[512];
+	ck_assert_int_eq(sockpath_probe(sock, err, sizeof err), 0);
+	int f = open(sock, O_WRONLY | O_CREAT, 0600);
+	ck_assert(f >= 0);
+	close(f);
+	ck_assert_int_eq(sockpath_probe(sock, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "not a socket"), "%s", err);
+	unlink(sock);
+	/* Bound but not listening: what a dead daemon leaves. */
+	int fd = bound_socket(sock, false);
+	ck_assert_int_eq(sockpath_probe(sock, err, sizeof err), 1);
+	close(fd);
+	ck_assert_int_eq(sockpath_probe(sock, err, sizeof err), 1);
+	unlink(sock);
+	/* A listener that never answers a ping. */
+	fd = bound_socket(sock, true);
+	ck_assert_int_eq(sockpath_probe(sock, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "did not answer"), "%s", err);
+	close(fd);
+	/* A symlink to a stale socket is not a socket of ours to remove. */
+	char link[160];
+	snprintf(link, sizeof link, "%s/link", base);
+	ck_assert(symlink(sock, link) == 0);
+	ck_assert_int_eq(sockpath_probe(link, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "symlink"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_bind_replaces_stale_sets_owner_mode)
+{
+	char err[512];
+	int stale = bound_socket(sock, false);
+	close(stale);
+	struct stat st;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(fd >= 0);
+	ck_assert_msg(sockpath_bind(fd, sock, 4242, err, sizeof err) == 0, "%s", err);
+	ck_assert(lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode));
+	ck_assert_int_eq(st.st_uid, 0);
+	ck_assert_int_eq(st.st_gid, 4242);
+	ck_assert_int_eq(st.st_mode & 07777, 0660);
+	/* Listening now, at that path: a second bind on it is refused. */
+	ck_assert(listen(fd, 4) == 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, sock);
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(c >= 0 && connect(c, (struct sockaddr *)&sa, sizeof sa) == 0);
+	close(c);
+	int fd2 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(sockpath_bind(fd2, sock, 0, err, sizeof err), -1);
+	close(fd2);
+	/* Replaced by someone else: not ours to remove at exit. */
+	char other[160];
+	snprintf(other, sizeof other, "%s/other", base);
+	int o = open(other, O_WRONLY | O_CREAT, 0600);
+	ck_assert(o >= 0);
+	close(o);
+	ck_assert(rename(other, sock) == 0);
+	sockpath_unlink(sock);
+	ck_assert(access(sock, F_OK) == 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_unlink_removes_own)
+{
+	char err[512];
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(fd >= 0);
+	ck_assert_msg(sockpath_bind(fd, sock, 0, err, sizeof err) == 0, "%s", err);
+	sockpath_unlink(sock);
+	ck_assert(access(sock, F_OK) < 0 && errno == ENOENT);
+	close(fd);
+}
+END_TEST
+
+static Suite *sockpath_suite(void)
+{
+	Suite *s = suite_create("server_sockpath");
+	TCase *t = tmain_tcase(s, "sockpath", 30);
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_probe);
+	tcase_add_test(t, test_bind_replaces_stale_sets_owner_mode);
+	tcase_add_test(t, test_unlink_removes_own);
+	return s;
+}
+
+int main(void)
+{
+	static const struct tmain_opts opts = {.root = true};
+	return tmain(sockpath_suite, &opts);
+}
