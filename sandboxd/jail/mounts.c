@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sandboxd/jail/jail.h"
+#include "sandboxd/jail/procview.h"
 
 /* Host /etc entries Python and common libraries read; missing ones are
  * skipped. The interpreter's versioned one (/etc/python3.11) comes from the
@@ -171,7 +172,7 @@ static int setup_etc(const struct jail_spec *s)
 	return 0;
 }
 
-static int setup_proc(void)
+static int setup_proc(const struct jail_spec *s)
 {
 	if (mkdir("proc", 0555) < 0 ||
 	    mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
@@ -182,7 +183,8 @@ static int setup_proc(void)
 		if (bind_flags(proc_ro[i], proc_ro[i], 0) < 0)
 			return -1;
 	}
-	return 0;
+	/* After the read-only binds: boot_id is masked inside proc/sys. */
+	return procview_apply(&s->procview);
 }
 
 static int setup_dev(const struct jail_spec *s)
@@ -231,7 +233,7 @@ int mounts_apply(const struct jail_spec *s)
 	for (size_t i = 0; i < s->job->n_ro; i++)
 		if (bind_ro(s->job->ro_paths[i], 0, 0) < 0)
 			return -1;
-	if (setup_proc() < 0 || setup_dev(s) < 0)
+	if (setup_proc(s) < 0 || setup_dev(s) < 0)
 		return -1;
 	/* The runner and its job live in the root, which becomes read-only:
 	 * the candidate can read its tests (it shares their process anyway)
