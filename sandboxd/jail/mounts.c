@@ -192,10 +192,24 @@ static int setup_dev(const struct jail_spec *s)
 	if (mkdir("dev", 0755) < 0 ||
 	    mount("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") < 0)
 		return -1;
-	/* Device nodes are binds of the host's: creating nodes would need
-	 * CAP_MKNOD and a mount without nodev. Only these five are reachable. */
+	/* Only these five nodes are reachable. They are made here (the init
+	 * still has CAP_MKNOD and this tmpfs is not nodev) with the host nodes'
+	 * numbers rather than bound: a bind of the host's devtmpfs would show
+	 * its options in the job's mountinfo, and its size= is half the host's
+	 * memory. Where mknod is refused (a device cgroup or an LSM around the
+	 * daemon), binds of the host's nodes remain. */
 	for (int i = 0; dev_nodes[i]; i++) {
 		const char *tgt = dev_nodes[i] + 1;
+		struct stat st;
+		if (stat(dev_nodes[i], &st) < 0 || !S_ISCHR(st.st_mode))
+			return -1;
+		if (mknod(tgt, S_IFCHR | 0600, st.st_rdev) == 0) {
+			if (chmod(tgt, 0666) < 0)
+				return -1;
+			continue;
+		}
+		if (errno != EPERM)
+			return -1;
 		int fd = open(tgt, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return -1;
