@@ -48,20 +48,27 @@ static void read_host(const char *path, char *buf, size_t cap)
 	fclose(f);
 }
 
-/* The value of "key" in a "key<blanks>: value" or "key value" file, copied
- * to out (up to the end of its line); "" when absent. */
-static void host_field(const char *text, const char *key, char *out, size_t cap)
+/* The value of "key" in a host file of "key<blanks>: value" or "key value"
+ * lines, copied to out up to the end of its line; "" when absent. Read line
+ * by line: /proc/stat's "intr" line, before btime, runs to tens of KiB on
+ * machines with many interrupts. */
+static void host_field(const char *path, const char *key, char *out, size_t cap)
 {
-	size_t kl = strlen(key);
+	size_t kl = strlen(key), lcap = 0;
+	char *line = NULL;
 	out[0] = '\0';
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (strncmp(l, key, kl) != 0 || (l[kl] != ' ' && l[kl] != ':'))
-			continue;
-		const char *v = l + kl + strspn(l + kl, ": \t");
-		size_t vl = strcspn(v, "\n");
-		snprintf(out, cap, "%.*s", (int)(vl < cap ? vl : cap - 1), v);
+	FILE *f = fopen(path, "re");
+	if (!f)
 		return;
+	while (getline(&line, &lcap, f) > 0) {
+		if (strncmp(line, key, kl) != 0 || (line[kl] != ' ' && line[kl] != ':'))
+			continue;
+		const char *v = line + kl + strspn(line + kl, ": \t");
+		snprintf(out, cap, "%.*s", (int)strcspn(v, "\n"), v);
+		break;
 	}
+	free(line);
+	fclose(f);
 }
 
 /* Only MemTotal/MemFree/MemAvailable/CommitLimit carry the job's limit; the
@@ -75,7 +82,7 @@ static int format_meminfo(struct procview *pv, const struct jail_limits *lim)
 	    "Mlocked:",	     "SwapTotal:",	"SwapFree:",	 "Dirty:",	    "Writeback:",
 	    "AnonPages:",    "Mapped:",		"Shmem:",	 "KReclaimable:",   "Slab:",
 	    "SReclaimable:", "SUnreclaim:",	"KernelStack:",	 "PageTables:",	    NULL};
-	char host[8192], huge[32];
+	char huge[32];
 	unsigned long long kb =
 	    (unsigned long long)(lim->memory_mb > 0 ? lim->memory_mb : 0) * 1024;
 	size_t len = 0;
@@ -87,8 +94,7 @@ static int format_meminfo(struct procview *pv, const struct jail_limits *lim)
 	for (int i = 0; zero[i]; i++)
 		if (put(b, cap, &len, "%-16s%8d kB\n", zero[i], 0) < 0)
 			return -1;
-	read_host("/proc/meminfo", host, sizeof host);
-	host_field(host, "Hugepagesize", huge, sizeof huge);
+	host_field("/proc/meminfo", "Hugepagesize", huge, sizeof huge);
 	unsigned long hp = strtoul(huge, NULL, 10);
 	return put(b, cap, &len,
 		   "%-16s%8llu kB\n%-16s%8d kB\nHugePages_Total:   %5d\nHugePages_Free:    %5d\n"
@@ -104,11 +110,10 @@ static int format_meminfo(struct procview *pv, const struct jail_limits *lim)
  * /proc/uptime shows the same anyway. */
 static int format_stat(struct procview *pv)
 {
-	char host[4096], btime[32];
+	char btime[32];
 	size_t len = 0;
 	static const char zeros[] = " 0 0 0 0 0 0 0 0 0 0\n";
-	read_host("/proc/stat", host, sizeof host);
-	host_field(host, "btime", btime, sizeof btime);
+	host_field("/proc/stat", "btime", btime, sizeof btime);
 	if (put(pv->stat, sizeof pv->stat, &len, "cpu %s", zeros) < 0)
 		return -1;
 	for (int i = 0; i < pv->ncpus; i++)

@@ -61,6 +61,17 @@ START_TEST(test_meminfo_is_the_limit)
 		ck_assert_msg(strchr(l, ':') && strchr(l, ':') < strchr(l, '\n'), "bad line %.40s",
 			      l);
 	ck_assert_str_eq(g_pv.loadavg, "0.00 0.00 0.00 1/1 1\n");
+	/* btime is the host's (process start times are relative to it). */
+	char *line = NULL, want[64] = "";
+	size_t cap = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	ck_assert_ptr_nonnull(f);
+	while (getline(&line, &cap, f) > 0)
+		if (strncmp(line, "btime ", 6) == 0)
+			snprintf(want, sizeof want, "\n%s", line);
+	free(line);
+	fclose(f);
+	ck_assert_msg(want[0] && strstr(g_pv.stat, want), "btime differs: %s", want);
 }
 END_TEST
 
