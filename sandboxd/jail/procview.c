@@ -247,6 +247,11 @@ static int pv_write(const char *path, const char *text)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (fd < 0)
 		return -1;
+	/* Readable by the job whatever the daemon's umask. */
+	if (fchmod(fd, 0444) < 0) {
+		close(fd);
+		return -1;
+	}
 	size_t len = strlen(text);
 	while (len > 0) {
 		ssize_t w = write(fd, text, len);
@@ -287,7 +292,8 @@ int procview_apply(const struct procview *pv)
 	    mount("procview", PV_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "size=256k,nr_inodes=16,mode=0755") < 0)
 		return -1;
-	if (pv_write(PV_DIR "/empty", "") < 0 || mkdir(PV_DIR "/emptydir", 0555) < 0)
+	if (pv_write(PV_DIR "/empty", "") < 0 || mkdir(PV_DIR "/emptydir", 0555) < 0 ||
+	    chmod(PV_DIR "/emptydir", 0555) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
 		if (pv_write(own[i].src, own[i].text) < 0 || pv_bind(own[i].src, own[i].tgt) < 0)
