@@ -106,8 +106,13 @@ static int apply_child(const char *dir, int want_cpus)
 	    mount("tmpfs", dir, "tmpfs", 0, "size=1m") < 0 || chdir(dir) < 0 ||
 	    mkdir("proc", 0555) < 0 || mount("proc", "proc", "proc", 0, NULL) < 0)
 		return 1;
+	umask(077); /* a daemon started under a strict umask */
 	if (procview_apply(&g_pv) < 0)
 		return 2;
+	struct stat st;
+	if (stat("proc/meminfo", &st) < 0 || (st.st_mode & 0777) != 0444 ||
+	    (stat("proc/pressure", &st) == 0 && (st.st_mode & 0777) != 0555))
+		return 9;
 	if (access(".procview", F_OK) == 0 || errno != ENOENT)
 		return 3;
 	static const char *const empty[] = {"proc/cmdline", "proc/sys/kernel/random/boot_id",
