@@ -58,6 +58,8 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 		 (unsigned)uid, (unsigned)gid);
 	snprintf(s->group, sizeof s->group, "root:x:0:\nsandbox:x:%u:\n", (unsigned)gid);
 	rlimits_prepare(&s->rl, lim, use_cgroup);
+	if (procview_prepare(&s->procview, lim) < 0)
+		return -1;
 	size_t a = 0;
 	s->argv[a++] = job->interpreter;
 	for (size_t i = 0; i < job->nargs; i++)

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "sandboxd/jail/procview.h"
 #include "sandboxd/jail/rlimits.h"
 #include "sandboxd/jail/seccomp.h"
 #include "common/records.h"
@@ -17,6 +18,7 @@
 /* The numbers the jail enforces, with the protocol's meaning (ms, MiB, KiB). */
 struct jail_limits {
 	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
+	long cpus;
 };
 
 /* A file written into the job's /work before it starts (path validated:
@@ -68,6 +70,7 @@ struct jail_spec {
 	char passwd[160];     /* /etc/passwd line naming the job uid */
 	char group[96];
 	struct rlimit_set rl;
+	struct procview procview; /* the job's meminfo, stat, cpuinfo, loadavg */
 	const char *argv[JAIL_MAX_ARGS + 3];
 	const char *envp[10];
 	bool use_cgroup; /* the parent attaches the job before letting it go */

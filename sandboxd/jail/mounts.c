@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sandboxd/jail/jail.h"
+#include "sandboxd/jail/procview.h"
 
 /* Host /etc entries Python and common libraries read; missing ones are
  * skipped. The interpreter's versioned one (/etc/python3.11) comes from the
@@ -172,7 +173,7 @@ static int setup_etc(const struct jail_spec *s)
 	return 0;
 }
 
-static int setup_proc(void)
+static int setup_proc(const struct jail_spec *s)
 {
 	if (mkdir("proc", 0555) < 0 ||
 	    mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
@@ -183,7 +184,8 @@ static int setup_proc(void)
 		if (bind_flags(proc_ro[i], proc_ro[i], 0) < 0)
 			return -1;
 	}
-	return 0;
+	/* After the read-only binds: boot_id is masked inside proc/sys. */
+	return procview_apply(&s->procview);
 }
 
 static int setup_dev(const struct jail_spec *s)
@@ -191,10 +193,24 @@ static int setup_dev(const struct jail_spec *s)
 	if (mkdir("dev", 0755) < 0 ||
 	    mount("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") < 0)
 		return -1;
-	/* Device nodes are binds of the host's: creating nodes would need
-	 * CAP_MKNOD and a mount without nodev. Only these five are reachable. */
+	/* Only these five nodes are reachable. They are made here (the init
+	 * still has CAP_MKNOD and this tmpfs is not nodev) with the host nodes'
+	 * numbers rather than bound: a bind of the host's devtmpfs would show
+	 * its options in the job's mountinfo, and its size= is half the host's
+	 * memory. Where mknod is refused (a device cgroup or an LSM around the
+	 * daemon), binds of the host's nodes remain. */
 	for (int i = 0; dev_nodes[i]; i++) {
 		const char *tgt = dev_nodes[i] + 1;
+		struct stat st;
+		if (stat(dev_nodes[i], &st) < 0 || !S_ISCHR(st.st_mode))
+			return -1;
+		if (mknod(tgt, S_IFCHR | 0600, st.st_rdev) == 0) {
+			if (chmod(tgt, 0666) < 0)
+				return -1;
+			continue;
+		}
+		if (errno != EPERM)
+			return -1;
 		int fd = open(tgt, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return -1;
@@ -232,7 +248,7 @@ int mounts_apply(const struct jail_spec *s)
 	for (size_t i = 0; i < s->job->n_ro; i++)
 		if (bind_ro(s->job->ro_paths[i], 0, 0) < 0)
 			return -1;
-	if (setup_proc() < 0 || setup_dev(s) < 0)
+	if (setup_proc(s) < 0 || setup_dev(s) < 0)
 		return -1;
 	/* The runner and its job live in the root, which becomes read-only:
 	 * the candidate can read its tests (it shares their process anyway)

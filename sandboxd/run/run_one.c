@@ -60,6 +60,10 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 				.stdin_len = req->stdin_len,
 				.files = files,
 				.nfiles = req->nfiles};
+	/* The CPU cap (limit key "cpus") the job's /proc shows: one CPU
+	 * unless the request's limits set it. */
+	if (jj->lim.cpus <= 0)
+		jj->lim.cpus = 1;
 	return files;
 }
 

@@ -1,0 +1,317 @@
+/* The job's own /proc view (see procview.h). The daemon formats the files;
+ * the job's init only writes them out and binds them, with plain syscalls.
+ *
+ * Why bind-mounted files and not a filtering file system (LXCFS): a FUSE
+ * daemon would be one more root process on every job's reads; a snapshot
+ * costs nothing at run time and is enough for what programs read these files
+ * for (how many CPUs, how much memory, at start). */
+#include "sandboxd/jail/procview.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandboxd/jail/jail.h"
+
+/* --- daemon side: formatting ------------------------------------------- */
+
+/* Appends to buf (capacity cap, length *len); -1 when it does not fit. */
+__attribute__((format(printf, 4, 5))) static int put(char *buf, size_t cap, size_t *len,
+						     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap - *len)
+		return -1;
+	*len += (size_t)n;
+	return 0;
+}
+
+/* The first `cap - 1` bytes of a host file, NUL-terminated (empty when it
+ * cannot be read: the view then falls back to fields of its own). */
+static void read_host(const char *path, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* The value of "key" in a host file of "key<blanks>: value" or "key value"
+ * lines, copied to out up to the end of its line; "" when absent. Read line
+ * by line: /proc/stat's "intr" line, before btime, runs to tens of KiB on
+ * machines with many interrupts. */
+static void host_field(const char *path, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key), lcap = 0;
+	char *line = NULL;
+	out[0] = '\0';
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (getline(&line, &lcap, f) > 0) {
+		if (strncmp(line, key, kl) != 0 || (line[kl] != ' ' && line[kl] != ':'))
+			continue;
+		const char *v = line + kl + strspn(line + kl, ": \t");
+		snprintf(out, cap, "%.*s", (int)strcspn(v, "\n"), v);
+		break;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* Only MemTotal/MemFree/MemAvailable/CommitLimit carry the job's limit; the
+ * rest are the zeros of a machine nothing runs on yet, so tools that add
+ * fields up (psutil's virtual_memory) get consistent numbers. */
+static int format_meminfo(struct procview *pv, const struct jail_limits *lim)
+{
+	static const char *const zero[] = {
+	    "Buffers:",	     "Cached:",		"SwapCached:",	 "Active:",	    "Inactive:",
+	    "Active(anon):", "Inactive(anon):", "Active(file):", "Inactive(file):", "Unevictable:",
+	    "Mlocked:",	     "SwapTotal:",	"SwapFree:",	 "Dirty:",	    "Writeback:",
+	    "AnonPages:",    "Mapped:",		"Shmem:",	 "KReclaimable:",   "Slab:",
+	    "SReclaimable:", "SUnreclaim:",	"KernelStack:",	 "PageTables:",	    NULL};
+	char huge[32];
+	unsigned long long kb =
+	    (unsigned long long)(lim->memory_mb > 0 ? lim->memory_mb : 0) * 1024;
+	size_t len = 0;
+	char *b = pv->meminfo;
+	size_t cap = sizeof pv->meminfo;
+	if (put(b, cap, &len, "%-16s%8llu kB\n%-16s%8llu kB\n%-16s%8llu kB\n", "MemTotal:", kb,
+		"MemFree:", kb, "MemAvailable:", kb) < 0)
+		return -1;
+	for (int i = 0; zero[i]; i++)
+		if (put(b, cap, &len, "%-16s%8d kB\n", zero[i], 0) < 0)
+			return -1;
+	host_field("/proc/meminfo", "Hugepagesize", huge, sizeof huge);
+	unsigned long hp = strtoul(huge, NULL, 10);
+	return put(b, cap, &len,
+		   "%-16s%8llu kB\n%-16s%8d kB\nHugePages_Total:   %5d\nHugePages_Free:    %5d\n"
+		   "HugePages_Rsvd:    %5d\nHugePages_Surp:    %5d\n%-16s%8lu kB\n%-16s%8d kB\n",
+		   "CommitLimit:", kb, "Committed_AS:", 0, 0, 0, 0, 0,
+		   "Hugepagesize:", hp ? hp : 2048, "Hugetlb:", 0);
+}
+
+/* glibc 2.36's get_nprocs() and get_nprocs_conf() (os.cpu_count(), and so
+ * multiprocessing) read /sys/devices/system/cpu/{online,possible}, absent in
+ * the jail, then count the "cpuN" lines at the top of /proc/stat. btime
+ * stays the host's, so a process's start time (psutil) comes out right;
+ * /proc/uptime shows the same anyway. */
+static int format_stat(struct procview *pv)
+{
+	char btime[32];
+	size_t len = 0;
+	static const char zeros[] = " 0 0 0 0 0 0 0 0 0 0\n";
+	host_field("/proc/stat", "btime", btime, sizeof btime);
+	if (put(pv->stat, sizeof pv->stat, &len, "cpu %s", zeros) < 0)
+		return -1;
+	for (int i = 0; i < pv->ncpus; i++)
+		if (put(pv->stat, sizeof pv->stat, &len, "cpu%d%s", i, zeros) < 0)
+			return -1;
+	return put(pv->stat, sizeof pv->stat, &len,
+		   "intr 0\nctxt 0\nbtime %s\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n"
+		   "softirq 0 0 0 0 0 0 0 0 0 0 0\n",
+		   btime[0] ? btime : "0");
+}
+
+/* One block per CPU of the view, each a copy of the host's first block with
+ * the numbering and topology fields rewritten. Lines over `maxline` bytes
+ * (x86 "flags" and "bugs") are dropped when full blocks would not fit. */
+static int format_cpuinfo_blocks(struct procview *pv, const char *first, size_t maxline)
+{
+	size_t len = 0, cap = sizeof pv->cpuinfo;
+	char *b = pv->cpuinfo;
+	for (int i = 0; i < pv->ncpus; i++) {
+		for (const char *l = first; *l;) {
+			size_t ll = strcspn(l, "\n");
+			size_t kl = strcspn(l, ":\t\n"), cl = strcspn(l, ":\n");
+			int pre = (int)(l[cl] == ':' ? cl + 1 : cl); /* "key\t\t:" kept */
+			const char *next = l + ll + (l[ll] == '\n');
+#define KEY(k) (kl == sizeof(k) - 1 && strncmp(l, k, kl) == 0)
+			int rc = 0;
+			if (KEY("processor") || KEY("core id") || KEY("apicid") ||
+			    KEY("initial apicid"))
+				rc = put(b, cap, &len, "%.*s %d\n", pre, l, i);
+			else if (KEY("siblings") || KEY("cpu cores"))
+				rc = put(b, cap, &len, "%.*s %d\n", pre, l, pv->ncpus);
+			else if (ll <= maxline)
+				rc = put(b, cap, &len, "%.*s\n", (int)ll, l);
+#undef KEY
+			if (rc < 0)
+				return -1;
+			l = next;
+		}
+		if (put(b, cap, &len, "\n") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int format_cpuinfo(struct procview *pv)
+{
+	char host[16384], first[8192]; /* only the host's first block is used */
+	read_host("/proc/cpuinfo", host, sizeof host);
+	const char *end = strstr(host, "\n\n");
+	size_t fl = end ? (size_t)(end - host) + 1 : strlen(host);
+	snprintf(first, sizeof first, "%.*s", (int)(fl < sizeof first ? fl : sizeof first - 1),
+		 host);
+	if (strncmp(first, "processor", 9) != 0) /* unknown layout: the minimum */
+		snprintf(first, sizeof first, "processor\t: 0\n");
+	if (format_cpuinfo_blocks(pv, first, sizeof first) == 0 ||
+	    format_cpuinfo_blocks(pv, first, 200) == 0)
+		return 0;
+	return format_cpuinfo_blocks(pv, "processor\t: 0\n", 0);
+}
+
+int procview_prepare(struct procview *pv, const struct jail_limits *lim)
+{
+	long host = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = lim->cpus > 0 ? lim->cpus : 1;
+	if (host > 0 && n > host)
+		n = host;
+	if (n > PROCVIEW_MAX_CPUS)
+		n = PROCVIEW_MAX_CPUS;
+	memset(pv, 0, sizeof *pv);
+	pv->ncpus = (int)n;
+	snprintf(pv->loadavg, sizeof pv->loadavg, "0.00 0.00 0.00 1/1 1\n");
+	if (format_meminfo(pv, lim) < 0 || format_stat(pv) < 0 || format_cpuinfo(pv) < 0)
+		return -1;
+	return 0;
+}
+
+/* --- the job's init: binding --------------------------------------------- */
+
+/* Staging: a small tmpfs of its own (so nothing lands in the job's root),
+ * detached once everything is bound. Its source name is what mountinfo
+ * shows for every bind below. */
+#define PV_DIR ".procview"
+
+/* Entries a Python program has no need for: OCI runtime-spec's default
+ * masked paths, plus the host-wide files that tell of the host's hardware,
+ * other tenants' activity or the kernel's layout. Missing ones (kernel
+ * config, build options, older or newer kernels) are skipped. Files get an
+ * empty file, directories an empty directory, both read-only. */
+static const char *const pv_masked[] = {"proc/cmdline",
+					"proc/config.gz",
+					"proc/kcore",
+					"proc/keys",
+					"proc/key-users",
+					"proc/timer_list",
+					"proc/timer_stats",
+					"proc/sched_debug",
+					"proc/latency_stats",
+					"proc/schedstat",
+					"proc/acpi",
+					"proc/asound",
+					"proc/scsi",
+					"proc/driver",
+					"proc/pressure",
+					"proc/zoneinfo",
+					"proc/buddyinfo",
+					"proc/pagetypeinfo",
+					"proc/vmstat",
+					"proc/vmallocinfo",
+					"proc/slabinfo",
+					"proc/interrupts",
+					"proc/softirqs",
+					"proc/diskstats",
+					"proc/partitions",
+					"proc/swaps",
+					"proc/locks",
+					"proc/kallsyms",
+					"proc/modules",
+					"proc/kmsg",
+					"proc/kpagecount",
+					"proc/kpageflags",
+					"proc/kpagecgroup",
+					"proc/iomem",
+					"proc/ioports",
+					"proc/mtrr",
+					"proc/consoles",
+					"proc/sys/kernel/random/boot_id",
+					NULL};
+
+static int pv_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -1;
+	/* Readable by the job whatever the daemon's umask. */
+	if (fchmod(fd, 0444) < 0) {
+		close(fd);
+		return -1;
+	}
+	size_t len = strlen(text);
+	while (len > 0) {
+		ssize_t w = write(fd, text, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		text += w;
+		len -= (size_t)w;
+	}
+	return close(fd);
+}
+
+/* Binds src over tgt read-only; a target this kernel lacks is skipped. */
+static int pv_bind(const char *src, const char *tgt)
+{
+	struct stat st;
+	if (stat(tgt, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (mount(src, tgt, NULL, MS_BIND, NULL) < 0)
+		return -1;
+	/* A bind takes its flags only from a second, remounting call. */
+	return mount(NULL, tgt, NULL,
+		     MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+int procview_apply(const struct procview *pv)
+{
+	const struct {
+		const char *src, *tgt, *text;
+	} own[] = {{PV_DIR "/meminfo", "proc/meminfo", pv->meminfo},
+		   {PV_DIR "/stat", "proc/stat", pv->stat},
+		   {PV_DIR "/cpuinfo", "proc/cpuinfo", pv->cpuinfo},
+		   {PV_DIR "/loadavg", "proc/loadavg", pv->loadavg}};
+	if (mkdir(PV_DIR, 0700) < 0 ||
+	    mount("procview", PV_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=256k,nr_inodes=16,mode=0755") < 0)
+		return -1;
+	if (pv_write(PV_DIR "/empty", "") < 0 || mkdir(PV_DIR "/emptydir", 0555) < 0 ||
+	    chmod(PV_DIR "/emptydir", 0555) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (pv_write(own[i].src, own[i].text) < 0 || pv_bind(own[i].src, own[i].tgt) < 0)
+			return -1;
+	for (int i = 0; pv_masked[i]; i++) {
+		struct stat st;
+		if (stat(pv_masked[i], &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		const char *src = S_ISDIR(st.st_mode) ? PV_DIR "/emptydir" : PV_DIR "/empty";
+		if (pv_bind(src, pv_masked[i]) < 0)
+			return -1;
+	}
+	/* The binds keep the staging tmpfs alive; its own mount and directory
+	 * go, so the root shows nothing of it. */
+	if (umount2(PV_DIR, MNT_DETACH) < 0)
+		return -1;
+	return rmdir(PV_DIR);
+}
