@@ -67,5 +67,7 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len);
  * must stay mapped; pointers lead into it or into malloc'd arrays. Every
  * length and count is checked against the blob. -1 on a malformed blob. */
 int jail_wire_decode(const void *blob, size_t len, struct jail_spec *spec);
+/* Frees what a successful decode allocated (tests; the init never does). */
+void jail_wire_free(struct jail_spec *spec);
 
 #endif

@@ -209,8 +209,8 @@ static uint64_t get_list_len(struct rbuf *r)
 	return r->fail ? 0 : n;
 }
 
-/* What a spec points to, in one allocation of the init (never freed: the
- * init lives exactly as long as the job). */
+/* What a decoded spec points to besides the blob (the init never frees it:
+ * it lives exactly as long as the job; tests do, with jail_wire_free). */
 struct wire_job {
 	struct jail_job job;
 	struct scmp_prog prog;
@@ -226,9 +226,9 @@ static void get_job(struct rbuf *r, struct jail_spec *s, struct wire_job *wj)
 		free(ro);
 		return;
 	}
+	j->ro_paths = ro;
 	for (size_t i = 0; i < n_ro; i++)
 		ro[i] = get_str(r);
-	j->ro_paths = ro;
 	j->n_ro = (size_t)n_ro;
 	uint64_t nf = get_list_len(r);
 	struct jail_file *f = calloc(nf + 1, sizeof *f);
@@ -237,11 +237,11 @@ static void get_job(struct rbuf *r, struct jail_spec *s, struct wire_job *wj)
 		free(f);
 		return;
 	}
+	j->files = f;
 	for (size_t i = 0; i < nf; i++) {
 		f[i].path = get_str(r);
 		f[i].data = get_bytes(r, &f[i].len);
 	}
-	j->files = f;
 	j->nfiles = (size_t)nf;
 	s->code = get_bytes(r, &s->code_len);
 	s->runner_src = get_bytes(r, &s->runner_len);
@@ -262,6 +262,23 @@ static void get_job(struct rbuf *r, struct jail_spec *s, struct wire_job *wj)
 	memcpy(wj->prog.insns, bpf, blen);
 	wj->prog.len = (unsigned short)ninsns;
 	j->seccomp = &wj->prog;
+}
+
+static void wire_job_free(struct wire_job *wj)
+{
+	if (!wj)
+		return;
+	free((void *)wj->job.ro_paths);
+	free((void *)wj->job.files);
+	free(wj->prog.insns);
+	free(wj);
+}
+
+void jail_wire_free(struct jail_spec *s)
+{
+	/* job is the first member of the wire_job decode allocated. */
+	wire_job_free((struct wire_job *)(void *)s->job);
+	s->job = NULL;
 }
 
 int jail_wire_decode(const void *blob, size_t len, struct jail_spec *s)
@@ -313,7 +330,7 @@ int jail_wire_decode(const void *blob, size_t len, struct jail_spec *s)
 	s->stdin_len = 0;
 	return 0;
 bad:
-	/* What was allocated is left to the init's exit: it stops on this. */
+	wire_job_free(wj);
 	errno = EPROTO;
 	return -1;
 }
