@@ -90,7 +90,6 @@ int main(void)
 			       .result_wr = runner ? JFD_RESULT : -1,
 			       .key_rd = runner ? JFD_KEY : -1,
 			       .spec_fd = -1,
-			       .parent_fd = -1,
 			       .peer_sock = -1};
 	if (runner && (fcntl(JFD_RESULT, F_GETFD) < 0 || fcntl(JFD_KEY, F_GETFD) < 0))
 		fail("runner channels");

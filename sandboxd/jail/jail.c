@@ -110,8 +110,10 @@ void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t ru
 }
 
 /* The init binary, open for the whole life of the daemon (O_CLOEXEC: it
- * reaches no job; the clone child execs through it). */
-static int g_init_fd = -1;
+ * reaches no job; the clone child execs through it), and a pidfd of the
+ * daemon itself, which the init polls to see the daemon died before it
+ * re-armed PR_SET_PDEATHSIG (pidfd_open: Linux 5.3; else -1). */
+static int g_init_fd = -1, g_self_pidfd = -1;
 
 int jail_init_open(const char *path, char *err, size_t errlen)
 {
@@ -134,6 +136,8 @@ int jail_init_open(const char *path, char *err, size_t errlen)
 	if (g_init_fd >= 0)
 		close(g_init_fd);
 	g_init_fd = fd;
+	if (g_self_pidfd < 0)
+		g_self_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	return 0;
 }
 
@@ -179,7 +183,7 @@ int jail_exec_init(void *arg)
 	    [JFD_STDIN] = c->stdin_rd,	 [JFD_STDOUT] = c->stdout_wr, [JFD_STDERR] = c->stderr_wr,
 	    [JFD_STATUS] = c->status_wr, [JFD_SYNC] = c->sync_rd,     [JFD_SPEC] = c->spec_fd,
 	    [JFD_NOTIFY] = c->notify_wr, [JFD_RESULT] = c->result_wr, [JFD_KEY] = c->key_rd,
-	    [JFD_PARENT] = c->parent_fd};
+	    [JFD_PARENT] = g_self_pidfd};
 	/* Lift everything first, so placing one never clobbers another. */
 	int exe = fcntl(g_init_fd, F_DUPFD_CLOEXEC, LIFT_BASE);
 	if (g_init_fd < 0 || exe < 0)

@@ -44,11 +44,15 @@ struct jail_job {
 	size_t code_len, stdin_len;
 	const struct jail_file *files;
 	size_t nfiles;
-	/* Process isolation: a second payload, the candidate, started by the init. */
-	const char *const
-	    *peer_args; /* interpreter options + script args for the candidate; NULL: none */
+	/* Process isolation: a second payload, the candidate, started by the init.
+	 * peer_args: interpreter options + script args for the candidate; NULL:
+	 * none. peer_uid/peer_gid: another uid than the main payload's. In this
+	 * mode the candidate owns /work and writes the files (and main.py unless
+	 * the runner runs); the main payload starts in / and writes nothing, so
+	 * its script must be absolute (the runner's) or given with -c. */
+	const char *const *peer_args;
 	size_t npeer_args;
-	uid_t peer_uid; /* another uid than the main payload's */
+	uid_t peer_uid;
 	gid_t peer_gid;
 };
 

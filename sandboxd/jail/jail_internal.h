@@ -34,7 +34,6 @@ struct jail_child {
 	int result_wr; /* test runs: becomes fd 3 of the payload, else -1 */
 	int key_rd;    /* test runs: becomes fd 4 of the payload, else -1 */
 	int spec_fd;   /* daemon side: the memfd handed to the init */
-	int parent_fd; /* daemon side: the daemon's own pidfd, or -1 */
 	int peer_sock; /* in the init, peer mode: the main payload's end (its fd 5) */
 };
 

@@ -451,7 +451,7 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			    .want_listeners = s->peer ? 2 : 1,
 			    .pidfd = -1,
 			    .key_w = -1};
-	int spec_fd = -1, self_fd = -1;
+	int spec_fd = -1;
 	f.out.fd = f.err.fd = f.res.fd = -1;
 	if (make_pipes(pp, npipes) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -462,9 +462,6 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		set_error(r, "job description", errno);
 		goto out;
 	}
-	/* The init learns from it whether the daemon died before it could
-	 * re-arm PR_SET_PDEATHSIG (pidfd_open: Linux 5.3; without, -1). */
-	self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	struct jail_child c = {.spec = s,
 			       .sync_rd = pp[PIPE_SYNC][0],
 			       .status_wr = pp[PIPE_STATUS][1],
@@ -475,7 +472,6 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			       .result_wr = pp[PIPE_RESULT][1],
 			       .key_rd = pp[PIPE_KEY][0],
 			       .spec_fd = spec_fd,
-			       .parent_fd = self_fd,
 			       .peer_sock = -1};
 	char *stack = malloc(CHILD_STACK);
 	if (!stack) {
@@ -509,7 +505,6 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			close_fd(&pp[i][j]);
 	close_fd(&sv[1]);
 	close_fd(&spec_fd);
-	close_fd(&self_fd);
 	fcntl(f.stdin_w, F_SETFL, O_NONBLOCK);
 	fcntl(f.status_r, F_SETFL, O_NONBLOCK);
 	fcntl(f.out.fd, F_SETFL, O_NONBLOCK);
@@ -545,7 +540,6 @@ out:
 	close_fd(&f.listener[0]);
 	close_fd(&f.listener[1]);
 	close_fd(&spec_fd);
-	close_fd(&self_fd);
 	close_fd(&f.pidfd);
 	close_fd(&f.out.fd);
 	close_fd(&f.err.fd);
