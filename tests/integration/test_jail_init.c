@@ -1,5 +1,6 @@
-/* The jail's peer payload (struct jail_job.peer_args), driven through
- * jail_run without a daemon: sandboxd-init forks the main payload (the
+/* The job's init driven through jail_run without a daemon: which binary
+ * jail_init_open accepts as sandboxd-init, and the peer payload (struct
+ * jail_job.peer_args): sandboxd-init forks the main payload (the
  * grader) and a second one (the candidate) under another uid; they talk over
  * a socketpair (the grader's fd 5, the candidate's fd 3); the candidate owns
  * /work and cannot signal the grader or read its memory. The control runs
@@ -7,9 +8,11 @@
  * Run as root from the repository root, after make all (sandboxd-init). */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,11 +158,50 @@ START_TEST(test_peer_violation_seen)
 }
 END_TEST
 
+/* Every job runs the init as root: a binary someone else could have
+ * changed, or reached through a symlink, is refused. */
+START_TEST(test_init_open_refuses)
+{
+	char err[512], good[512], dir[] = "/tmp/sbx-init-open.XXXXXX", path[600], link[600];
+	const char *b = getenv("SBX_BUILD");
+	snprintf(good, sizeof good, "%s/sandboxd-init", b && *b ? b : "build");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/sandboxd-init", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	int in = open(good, O_RDONLY), out = open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	ck_assert(in >= 0 && out >= 0);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		ck_assert_int_eq(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert_msg(jail_init_open(path, err, sizeof err) == 0, "the control: %s", err);
+	ck_assert_int_eq(chmod(path, 0775), 0);
+	ck_assert_int_eq(jail_init_open(path, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "only root can write"), "%s", err);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert_int_eq(chown(path, 12345, 0), 0);
+	ck_assert_int_eq(jail_init_open(path, err, sizeof err), -1);
+	ck_assert_int_eq(chown(path, 0, 0), 0);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(jail_init_open(link, err, sizeof err), -1);
+	ck_assert_int_eq(jail_init_open("/nonexistent/sandboxd-init", err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "/nonexistent/sandboxd-init"), "%s", err);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+	ck_assert_msg(jail_init_open(good, err, sizeof err) == 0, "%s", err);
+}
+END_TEST
+
 static Suite *peer_suite(void)
 {
-	Suite *s = suite_create("jail_peer");
-	TCase *t = tcase_create("peer");
+	Suite *s = suite_create("jail_init");
+	TCase *t = tcase_create("init");
 	tcase_set_timeout(t, TIMEOUT_S);
+	tcase_add_test(t, test_init_open_refuses);
 	tcase_add_test(t, test_peer_isolated);
 	tcase_add_test(t, test_peer_same_uid_control);
 	tcase_add_test(t, test_peer_violation_seen);
@@ -169,6 +211,6 @@ static Suite *peer_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-peer"};
+	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-jinit"};
 	return tmain(peer_suite, &opts);
 }
