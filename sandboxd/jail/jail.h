@@ -30,7 +30,8 @@ struct jail_file {
 
 /* What one job is, as plain data handed from the run component: no protocol
  * or profile types, so the jail depends on nothing above it and the same
- * description can later cross a pipe to a separate init or a fork server
+ * description crosses a sealed memfd to the job's init, sandboxd-init
+ * (jail_wire.c), and could reach a fork server the same way
  * (docs/architecture.md). */
 struct jail_job {
 	struct jail_limits lim;
