@@ -42,8 +42,8 @@ static void keep_pdeathsig(void)
 }
 
 /* The job's description: mapped read-only from the sealed memfd the daemon
- * wrote; it stays mapped for the init's life (the layers point into it). */
-static void load_spec(struct jail_spec *s)
+ * wrote; the spec points into it until the payloads are forked. */
+static void load_spec(struct jail_spec *s, void **map, size_t *len)
 {
 	struct stat st;
 	if (fstat(JFD_SPEC, &st) < 0 || st.st_size <= 0)
@@ -57,6 +57,8 @@ static void load_spec(struct jail_spec *s)
 	close(JFD_SPEC);
 	if (jail_wire_decode(blob, (size_t)st.st_size, s) < 0)
 		fail("decoding the job description");
+	*map = blob;
+	*len = (size_t)st.st_size;
 }
 
 int main(void)
@@ -76,7 +78,9 @@ int main(void)
 	if (read(JFD_SYNC, &go, 1) != 1)
 		_exit(1);
 	close(JFD_SYNC);
-	load_spec(&spec);
+	void *blob;
+	size_t blob_len;
+	load_spec(&spec, &blob, &blob_len);
 	if (caps_init() < 0)
 		fail("capability count");
 	bool runner = spec.runner;
@@ -90,7 +94,9 @@ int main(void)
 			       .result_wr = runner ? JFD_RESULT : -1,
 			       .key_rd = runner ? JFD_KEY : -1,
 			       .spec_fd = -1,
-			       .peer_sock = -1};
+			       .peer_sock = -1,
+			       .blob = blob,
+			       .blob_len = blob_len};
 	if (runner && (fcntl(JFD_RESULT, F_GETFD) < 0 || fcntl(JFD_KEY, F_GETFD) < 0))
 		fail("runner channels");
 	jail_child_main(&c);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
@@ -197,6 +198,10 @@ _Noreturn void jail_child_main(const struct jail_child *orig)
 		close(c->result_wr);
 		close(c->key_rd);
 	}
+	/* The spec is not read again here: with the last mapping gone (the
+	 * payloads' go at their exec) the memfd's pages are freed. */
+	if (c->blob)
+		STEP(st, munmap(c->blob, c->blob_len), "unmapping the job description");
 	/* init stays uid 0 (so the payload's uid cannot signal or ptrace it) but
 	 * keeps no capability. */
 	STEP(st, caps_drop_bounding(), "init capability bounding set");

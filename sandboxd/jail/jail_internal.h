@@ -35,6 +35,12 @@ struct jail_child {
 	int key_rd;    /* test runs: becomes fd 4 of the payload, else -1 */
 	int spec_fd;   /* daemon side: the memfd handed to the init */
 	int peer_sock; /* in the init, peer mode: the main payload's end (its fd 5) */
+	/* In the init: the mapped description the spec points into, unmapped
+	 * once the payloads are forked (they keep their own mappings until
+	 * their exec), so the job's code, files and tests are not held for the
+	 * job's whole life; NULL: nothing to unmap. */
+	void *blob;
+	size_t blob_len;
 };
 
 enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2 };

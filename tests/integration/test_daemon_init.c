@@ -2,8 +2,10 @@
  * init is sandboxd-init, a small static program the daemon's clone child
  * execs before any layer, not a copy of the daemon's memory. Two concurrent
  * jobs each carry a random marker (in code, stdin and a file); the host
- * reads each job's init memory through /proc/PID/mem and finds its own
- * job's marker (the control: the scan works) and never the other's. Before
+ * reads each job's init memory through /proc/PID/mem and finds neither
+ * marker (the init unmaps its job's description once the payload is
+ * forked), while the same scan finds the init's own passwd line there and
+ * each job's marker in that job's payload (the controls). Before
  * sandboxd-init, the init of the job started second held the first job's
  * marker (a copy of the daemon's heap). Also: /proc/1/cmdline in the jail
  * shows only "sandboxd-init", and the init's exe is sandboxd-init. Run as
@@ -38,8 +40,14 @@ static void make_marker(char *buf, size_t len, const char *tag)
 		n += snprintf(buf + n, len - (size_t)n, "%02x", r[i]);
 }
 
-/* The inits of running jobs: parents of the processes whose uid is a job uid. */
-static int find_inits(uid_t lo, uid_t hi, pid_t *out, int max)
+/* A running job as the host sees it: its init and the payload under it. */
+struct job_procs {
+	pid_t init, payload;
+	long uid;
+};
+
+/* The running jobs: parents of the processes whose uid is a job uid. */
+static int find_jobs(uid_t lo, uid_t hi, struct job_procs *out, int max)
 {
 	int n = 0;
 	char path[300], line[256];
@@ -64,19 +72,19 @@ static int find_inits(uid_t lo, uid_t hi, pid_t *out, int max)
 			continue;
 		bool seen = false;
 		for (int i = 0; i < n; i++)
-			seen |= out[i] == (pid_t)ppid;
+			seen |= out[i].init == (pid_t)ppid;
 		if (!seen)
-			out[n++] = (pid_t)ppid;
+			out[n++] = (struct job_procs){(pid_t)ppid, (pid_t)atol(e->d_name), uid};
 	}
 	closedir(dir);
 	return n;
 }
 
-static int wait_inits(uid_t lo, uid_t hi, int want, pid_t *out, int timeout_ms)
+static int wait_jobs(uid_t lo, uid_t hi, int want, struct job_procs *out, int timeout_ms)
 {
 	long long end = td_now_ms() + timeout_ms;
 	int n;
-	while ((n = find_inits(lo, hi, out, MAX_INITS)) < want && td_now_ms() < end)
+	while ((n = find_jobs(lo, hi, out, MAX_INITS)) < want && td_now_ms() < end)
 		td_sleep_ms(100);
 	return n;
 }
@@ -151,38 +159,53 @@ START_TEST(test_init_holds_no_other_job)
 	struct sbx_conn *c = conn_open(&d);
 	/* B first: its request is in the daemon's memory when A's init starts. */
 	submit(c, marked_job("b", mb));
-	pid_t inits[MAX_INITS];
-	ck_assert_msg(wait_inits(uid_lo(&d), uid_hi(&d), 1, inits, 20000) >= 1,
+	struct job_procs jobs[MAX_INITS];
+	ck_assert_msg(wait_jobs(uid_lo(&d), uid_hi(&d), 1, jobs, 20000) >= 1,
 		      "job b never started");
 	submit(c, marked_job("a", ma));
-	int n = wait_inits(uid_lo(&d), uid_hi(&d), 2, inits, 20000);
+	int n = wait_jobs(uid_lo(&d), uid_hi(&d), 2, jobs, 20000);
 	ck_assert_msg(n == 2, "expected the inits of 2 running jobs, found %d", n);
-	int with_a = -1, with_b = -1;
+	td_sleep_ms(500); /* both payloads have read their stdin */
+	int payload_a = -1, payload_b = -1;
 	for (int i = 0; i < n; i++) {
-		size_t sa, sb;
-		bool a = memory_has(inits[i], ma, &sa), b = memory_has(inits[i], mb, &sb);
-		fprintf(stderr, "init %d: %zu bytes readable, own-or-other markers: a=%d b=%d\n",
-			(int)inits[i], sa, a, b);
-		/* The control: each job's own marker is there (its description). */
-		if (a)
-			with_a = i;
-		if (b)
-			with_b = i;
-		ck_assert_msg(!(a && b), "init %d holds the markers of both jobs", (int)inits[i]);
+		size_t si, sp, sx;
+		char own[64];
+		/* The init's own data (its passwd line, with its job's uid): the
+		 * scan does read what the init holds. */
+		snprintf(own, sizeof own, "sandbox:x:%ld:%ld:", jobs[i].uid, jobs[i].uid);
+		bool ia = memory_has(jobs[i].init, ma, &si), ib = memory_has(jobs[i].init, mb, &sx),
+		     io = memory_has(jobs[i].init, own, &sx);
+		bool pa = memory_has(jobs[i].payload, ma, &sp),
+		     pb = memory_has(jobs[i].payload, mb, &sx);
+		fprintf(
+		    stderr,
+		    "job uid %ld: init %d (%zu bytes readable) markers a=%d b=%d own passwd=%d; "
+		    "payload %d markers a=%d b=%d\n",
+		    jobs[i].uid, (int)jobs[i].init, si, ia, ib, io, (int)jobs[i].payload, pa, pb);
+		ck_assert_msg(!ia && !ib, "init %d holds a job's marker (a=%d b=%d)",
+			      (int)jobs[i].init, ia, ib);
+		ck_assert_msg(io, "init %d: its own passwd line not found: the scan is blind",
+			      (int)jobs[i].init);
+		/* The control for the markers: the same scan finds each job's
+		 * marker in its own payload (its code, stdin and file). */
+		if (pa)
+			payload_a = i;
+		if (pb)
+			payload_b = i;
 	}
-	ck_assert_msg(with_a >= 0, "job a's marker not found in any init: the scan is blind");
-	ck_assert_msg(with_b >= 0, "job b's marker not found in any init: the scan is blind");
-	ck_assert_int_ne(with_a, with_b);
+	ck_assert_msg(payload_a >= 0 && payload_b >= 0 && payload_a != payload_b,
+		      "each job's marker must be found in its own payload (a in %d, b in %d)",
+		      payload_a, payload_b);
 	/* The init is sandboxd-init, not a copy of the daemon. */
 	for (int i = 0; i < n; i++) {
 		char path[64], exe[4096];
-		snprintf(path, sizeof path, "/proc/%d/exe", (int)inits[i]);
+		snprintf(path, sizeof path, "/proc/%d/exe", (int)jobs[i].init);
 		ssize_t k = readlink(path, exe, sizeof exe - 1);
 		ck_assert_msg(k > 0, "%s: %s", path, strerror(errno));
 		exe[k] = '\0';
 		const char *base = strrchr(exe, '/');
 		ck_assert_msg(base && strcmp(base + 1, "sandboxd-init") == 0,
-			      "init %d runs %s, not sandboxd-init", (int)inits[i], exe);
+			      "init %d runs %s, not sandboxd-init", (int)jobs[i].init, exe);
 	}
 	for (int i = 0; i < 2; i++) {
 		char err[512];
