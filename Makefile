@@ -67,7 +67,7 @@ SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	integration asan check-asan format format-check lint layout clean
-all: $(BUILD)/sandboxd $(BUILD)/sbx $(BUILD)/runner.pyz
+all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/runner.pyz
 
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(PY_PKGS); do \
@@ -99,6 +99,26 @@ $(BUILD)/libsbx.a: $(call obj,$(wildcard client/lib/*.c common/*.c))
 
 $(BUILD)/sandboxd: $(BUILD)/obj/sandboxd/main.o $(DAEMON_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The job's init (sandboxd/init/main.c): the daemon's clone child execs it
+# before any layer, so a jail holds no daemon memory. It links the jail's
+# layer files and the little of common they use, nothing above the jail
+# (tests/layout checks it). Static, so it needs no library inside or outside
+# the jail, and hardened like the daemon; never built with sanitizers (it is
+# another program, and runs where their runtimes could not start).
+INIT_SRC := sandboxd/init/main.c $(addprefix sandboxd/jail/,jail_child.c jail_wire.c jail_msg.c \
+	mounts.c procview.c net.c ns.c caps.c uid.c rlimits.c fdpass.c seccomp_apply.c)
+INIT_OBJ := $(patsubst %.c,$(BUILD)/init-obj/%.o,$(INIT_SRC))
+INIT_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -O2 -g -fstack-protector-strong \
+	-fstack-clash-protection -fcf-protection -fPIE -D_FORTIFY_SOURCE=3 -iquote . -MMD -MP
+$(BUILD)/init-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(INIT_CFLAGS) -c -o $@ $<
+
+-include $(shell find $(BUILD)/init-obj -name '*.d' 2>/dev/null)
+
+$(BUILD)/sandboxd-init: $(INIT_OBJ)
+	$(CC) $(INIT_CFLAGS) -static-pie -Wl,-z,relro,-z,now -o $@ $^
 
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -193,12 +213,13 @@ check-asan: deps asan
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  unit integration
 
-# ThreadSanitizer on the daemon and its integration suites. The job's init is
-# a raw clone() of the daemon that TSan cannot follow: the files whose code
-# runs there are built without instrumentation (TSAN_PLAIN), and that code
-# makes only plain syscalls (docs/architecture.md).
+# ThreadSanitizer on the daemon and its integration suites. The job's clone
+# child is a raw clone() of the daemon that TSan cannot follow: the file whose
+# code runs there before it execs sandboxd-init is built without
+# instrumentation (TSAN_PLAIN), and that code makes only plain syscalls
+# (docs/architecture.md).
 TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
-TSAN_PLAIN := $(addprefix sandboxd/jail/,jail.c mounts.c ns.c net.c uid.c caps.c rlimits.c fdpass.c)
+TSAN_PLAIN := sandboxd/jail/jail.c sandboxd/jail/jail_msg.c
 $(patsubst %.c,build-tsan/obj/%.o,$(TSAN_PLAIN)): CFLAGS += -fno-sanitize=thread
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" \
@@ -270,7 +291,7 @@ PREFIX ?= /usr/local
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sandboxd/policies \
 	  $(DESTDIR)$(PREFIX)/share/doc/sandboxd
-	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
 	install -m 0644 $(BUILD)/runner.pyz $(DESTDIR)$(PREFIX)/share/sandboxd/runner.pyz
 	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/

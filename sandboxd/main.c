@@ -17,7 +17,6 @@
 #include "common/file.h"
 #include "common/log.h"
 #include "common/numparse.h"
-#include "sandboxd/jail/caps.h"
 #include "sandboxd/config.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
@@ -222,7 +221,6 @@ int main(int argc, char **argv)
 		cfg.queue_capacity = (size_t)cfg.workers * 64;
 	cfg.policies_dir = pol;
 	cfg.socket_gid = cfg.n_allow_gid ? cfg.allow_gid[0] : 0;
-	jail_note_cmdline(argc, argv);
 	if (cfg.no_cgroups && cfg.cgroup_parent) {
 		fprintf(stderr, "sandboxd: --cgroup-parent and --no-cgroups exclude each other\n");
 		return 2;
@@ -256,8 +254,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: test runner %s\n", err);
 		return 1;
 	}
-	if (caps_init() < 0) {
-		fprintf(stderr, "sandboxd: capabilities: %s\n", errfmt_desc(errno));
+	/* The job init the build writes beside the daemon (make all), as
+	 * installed beside it by make install. */
+	char init_path[PATH_MAX];
+	default_path("sandboxd-init", "/usr/local/bin/sandboxd-init", init_path, sizeof init_path);
+	if (jail_init_open(init_path, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
 	if (prepare_state_dir(&cfg, err, sizeof err) < 0) {

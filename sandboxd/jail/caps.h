@@ -1,10 +1,9 @@
-/* Capability layer: the job keeps no capability in any set. libcap is used
- * once at start; the job applies the result with raw syscalls (caps.c). */
+/* Capability layer: the job keeps no capability in any set (caps.c). */
 #ifndef SBX_CAPS_H
 #define SBX_CAPS_H
 
-/* Once at daemon start: learns how many capabilities the kernel knows, so
- * the children only make syscalls. */
+/* Once per process (the daemon at start, the job's init after its exec):
+ * learns how many capabilities the kernel knows. */
 int caps_init(void);
 /* Before the uid change: empties the bounding and ambient sets (needs
  * CAP_SETPCAP, so it must run while still root). */

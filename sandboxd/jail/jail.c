@@ -1,8 +1,9 @@
-/* The jail, as the ordered list of its layers. jail_child_main() runs as the
- * job's init: pid 1 of fresh PID, mount, network, IPC and UTS namespaces
- * (created by clone(), see ns.c), still root, and a copy of a multithreaded
- * daemon, so it only makes syscalls: every string and buffer it uses was
- * prepared by jail_spec_init() in the parent. */
+/* The daemon's half of starting a job: the spec every layer reads, computed
+ * here (jail_spec_init), and the clone() child that becomes the job's init.
+ * That child is pid 1 of fresh PID, mount, network, IPC and UTS namespaces
+ * (ns.c) and a copy of the multithreaded daemon, so it only makes syscalls,
+ * and the first thing it does is execve sandboxd-init: the layers run in a
+ * process that holds no other job's data (jail_child.c, sandboxd/init/). */
 #include "sandboxd/jail/jail.h"
 
 #include <errno.h>
@@ -17,13 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandboxd/jail/caps.h"
-#include "sandboxd/jail/fdpass.h"
+#include <sys/stat.h>
+
+#include "common/errfmt.h"
 #include "sandboxd/jail/jail_internal.h"
-#include "sandboxd/jail/mounts.h"
-#include "sandboxd/jail/net.h"
-#include "sandboxd/jail/ns.h"
-#include "sandboxd/jail/uid.h"
 
 #define ROOT_BASE_KB 1024 /* the root tmpfs of a plain job: 1 MiB */
 #define ROOT_SLACK_KB 64
@@ -33,7 +31,7 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 {
 	const struct jail_limits *lim = &job->lim;
 	memset(s, 0, sizeof *s);
-	if (job->nargs > JAIL_MAX_ARGS)
+	if (job->nargs > JAIL_MAX_ARGS || (job->peer_args && job->npeer_args > JAIL_MAX_PEER_ARGS))
 		return -1;
 	s->job = job;
 	s->lim = *lim;
@@ -49,9 +47,14 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
 	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777",
 		 lim->tmpfs_mb);
+	/* In peer mode the candidate owns /work: it runs the user's code and
+	 * writes the files; the grader reads only the read-only root. */
+	s->peer = job->peer_args != NULL;
+	uid_t wuid = s->peer ? job->peer_uid : uid;
+	gid_t wgid = s->peer ? job->peer_gid : gid;
 	snprintf(s->work_opts, sizeof s->work_opts,
-		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb, (unsigned)uid,
-		 (unsigned)gid);
+		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb, (unsigned)wuid,
+		 (unsigned)wgid);
 	snprintf(s->passwd, sizeof s->passwd,
 		 "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%u:%u:sandbox:/tmp:/usr/sbin/"
 		 "nologin\n",
@@ -66,6 +69,13 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 		s->argv[a++] = job->args[i];
 	s->argv[a++] = "main.py";
 	s->argv[a] = NULL;
+	if (s->peer) {
+		size_t p = 0;
+		s->peer_argv[p++] = job->interpreter;
+		for (size_t i = 0; i < job->npeer_args; i++)
+			s->peer_argv[p++] = job->peer_args[i];
+		s->peer_argv[p] = NULL;
+	}
 	size_t e = 0;
 	static const char *const fixed_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
 						"TMPDIR=/tmp", "LANG=C.UTF-8", NULL};
@@ -101,48 +111,37 @@ void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t ru
 	}
 }
 
-static char *cmdline_start;
-static size_t cmdline_len;
+/* The init binary, open for the whole life of the daemon (O_CLOEXEC: it
+ * reaches no job; the clone child execs through it), and a pidfd of the
+ * daemon itself, which the init polls to see the daemon died before it
+ * re-armed PR_SET_PDEATHSIG (pidfd_open: Linux 5.3; else -1). */
+static int g_init_fd = -1, g_self_pidfd = -1;
 
-void jail_note_cmdline(int argc, char **argv)
+int jail_init_open(const char *path, char *err, size_t errlen)
 {
-	if (argc < 1)
-		return;
-	/* The kernel lays argv strings out back to back. */
-	cmdline_start = argv[0];
-	cmdline_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[0]);
-}
-
-/* In the job's own copy of memory: the daemon is untouched. */
-static void hide_cmdline(void)
-{
-	static const char name[] = "sandbox-init";
-	if (cmdline_start && cmdline_len >= sizeof name) {
-		memset(cmdline_start, 0, cmdline_len);
-		memcpy(cmdline_start, name, sizeof name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		errfmt(err, errlen, "job init %s: %s", path, errfmt_desc(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
-	prctl(PR_SET_NAME, name, 0, 0, 0);
+	/* Every job runs it as root: only root may have been able to change it. */
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) ||
+	    !(st.st_mode & S_IXUSR)) {
+		errfmt(err, errlen, "job init %s: not a root-owned executable only root can write",
+		       path);
+		close(fd);
+		return -1;
+	}
+	if (g_init_fd >= 0)
+		close(g_init_fd);
+	g_init_fd = fd;
+	if (g_self_pidfd < 0)
+		g_self_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	return 0;
 }
-
-/* Reports a failed step to the daemon; the message names the step. */
-static void report_error(int fd, const char *step)
-{
-	struct jail_msg m;
-	memset(&m, 0, sizeof m);
-	m.kind = JAIL_MSG_ERROR;
-	m.err = errno;
-	size_t n = strlen(step);
-	memcpy(m.text, step, n < sizeof m.text - 1 ? n : sizeof m.text - 1);
-	(void)!write(fd, &m, sizeof m);
-}
-
-#define STEP(fd, call, name)                                                                       \
-	do {                                                                                       \
-		if ((call) < 0) {                                                                  \
-			report_error(fd, name);                                                    \
-			_exit(127);                                                                \
-		}                                                                                  \
-	} while (0)
 
 /* close_range, or before Linux 5.9 one close per descriptor up to the
  * descriptor limit (plain syscalls: safe in the clone child). */
@@ -163,165 +162,49 @@ static int close_range_compat(unsigned lo, unsigned hi)
 	return 0;
 }
 
-/* Closes every descriptor but the listed ones: the daemon's other sockets and
- * other jobs' pipes must not live on in this job. */
-static int close_all_except(const int *keep, int n)
-{
-	int lo = 3;
-	for (;;) {
-		int next = -1;
-		for (int i = 0; i < n; i++)
-			if (keep[i] >= lo && (next < 0 || keep[i] < next))
-				next = keep[i];
-		unsigned hi = next < 0 ? ~0U : (unsigned)next - 1;
-		if ((unsigned)lo <= hi && close_range_compat((unsigned)lo, hi) < 0)
-			return -1;
-		if (next < 0)
-			return 0;
-		lo = next + 1;
-	}
-}
+#define LIFT_BASE 100 /* above every JFD_ number */
 
-/* The payload: becomes the candidate's Python process. Layers from here on
- * only take privileges away; seccomp is last because the steps before it
- * need syscalls the profile forbids. */
-static int lift(int *fd)
+static void child_fail(int st, const char *step)
 {
-	if (*fd < 0)
-		return 0;
-	int n = fcntl(*fd, F_DUPFD_CLOEXEC, 100);
-	if (n < 0)
-		return -1;
-	close(*fd);
-	*fd = n;
-	return 0;
-}
-
-static void payload_main(const struct jail_child *orig)
-{
-	struct jail_child cc = *orig, *c = &cc;
-	const struct jail_spec *s = c->spec;
-	/* Move every descriptor above the numbers the payload's stdio and
-	 * channels take, so placing one never clobbers another. */
-	int *all[] = {&c->status_wr, &c->stdin_rd,  &c->stdout_wr, &c->stderr_wr,
-		      &c->notify_wr, &c->result_wr, &c->key_rd};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (lift(all[i]) < 0) {
-			report_error(orig->status_wr, "moving descriptors");
-			_exit(127);
-		}
-	int st = c->status_wr;
-	STEP(st, setsid(), "setsid");
-	/* The daemon blocks and ignores signals for itself; a job starts clean. */
-	sigset_t none;
-	sigemptyset(&none);
-	STEP(st, sigprocmask(SIG_SETMASK, &none, NULL), "signal mask");
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL);
-	STEP(st, dup2(c->stdin_rd, 0), "stdin");
-	STEP(st, dup2(c->stdout_wr, 1), "stdout");
-	STEP(st, dup2(c->stderr_wr, 2), "stderr");
-	if (c->result_wr >= 0) {
-		STEP(st, dup2(c->result_wr, 3), "result channel");
-		STEP(st, dup2(c->key_rd, 4), "key channel");
-	}
-	close(c->stdin_rd);
-	close(c->stdout_wr);
-	close(c->stderr_wr);
-	if (c->result_wr >= 0) {
-		close(c->result_wr);
-		close(c->key_rd);
-	}
-	STEP(st, rlimits_apply(&s->rl), "rlimits");
-	STEP(st, caps_drop_bounding(), "capability bounding set");
-	STEP(st, uid_apply(s->uid, s->gid), "uid/gid");
-	STEP(st, caps_drop_all(), "capabilities");
-	STEP(st, mounts_write_files(s), "writing files");
-	int listener = -1;
-	STEP(st, scmp_apply(s->job->seccomp, &listener), "seccomp");
-	if (listener >= 0) {
-		STEP(st, fdpass_send(c->notify_wr, listener), "seccomp listener");
-		close(listener);
-	}
-	close(c->notify_wr);
-	execve(s->argv[0], (char *const *)s->argv, (char *const *)s->envp);
-	report_error(st, "execve");
+	jail_report_error(st, step);
 	_exit(127);
 }
 
-/* The job's init: reaps everything, and when the payload ends hands its wait
- * status to the daemon and exits, which makes the kernel kill whatever the
- * payload left behind. */
-static void init_loop(const struct jail_child *c, pid_t payload)
-{
-	for (;;) {
-		int status;
-		struct rusage ru;
-		pid_t p = wait4(-1, &status, __WALL, &ru);
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0) {
-			report_error(c->status_wr, "init lost the payload");
-			_exit(1);
-		}
-		if (p == payload) {
-			struct jail_msg m;
-			memset(&m, 0, sizeof m);
-			m.kind = JAIL_MSG_STATUS;
-			m.status = status;
-			m.ru = ru;
-			(void)!write(c->status_wr, &m, sizeof m);
-			_exit(0);
-		}
-	}
-}
-
-int jail_child_main(void *arg)
+/* Runs in a copy of the multithreaded daemon: plain syscalls only, and no
+ * layer at all. Each descriptor the init needs goes to its JFD_ number;
+ * every other one (the daemon's sockets, other jobs' pipes) is closed, and
+ * then the exec replaces this copy of the daemon's memory. */
+int jail_exec_init(void *arg)
 {
 	const struct jail_child *c = arg;
-	const struct jail_spec *s = c->spec;
 	int st = c->status_wr;
-	/* Die with the daemon, then wait until it has put us into the job's
-	 * cgroup (EOF here means the daemon is gone or gave up). */
-	STEP(st, prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
-	int keep[] = {c->sync_rd,   c->status_wr, c->stdin_rd,	c->stdout_wr,
-		      c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
-	STEP(st, close_all_except(keep, (int)(sizeof keep / sizeof keep[0])),
-	     "closing inherited descriptors");
-	hide_cmdline();
-	char go;
-	if (read(c->sync_rd, &go, 1) != 1)
-		_exit(1);
-	close(c->sync_rd);
-
-	/* The layers, in order. */
-	STEP(st, ns_apply_cgroup(), "cgroup namespace");
-	STEP(st, mounts_apply(s), "mounts");
-	STEP(st, net_apply(), "network");
-	STEP(st, ns_apply_uts(), "uts namespace");
-	/* A raw clone: glibc's fork() would run atfork handlers and take malloc
-	 * locks that another daemon thread may have held when we were cloned. */
-	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	STEP(st, pid, "fork payload");
-	if (pid == 0)
-		payload_main(c);
-	close(c->stdin_rd);
-	close(c->stdout_wr);
-	close(c->stderr_wr);
-	close(c->notify_wr);
-	if (c->result_wr >= 0) {
-		close(c->result_wr);
-		close(c->key_rd);
-	}
-	/* init stays uid 0 (so the payload's uid cannot signal or ptrace it) but
-	 * keeps no capability and cannot be read through /proc/1/mem. */
-	STEP(st, caps_drop_bounding(), "init capability bounding set");
-	STEP(st, caps_drop_all(), "init capabilities");
-	STEP(st, prctl(PR_SET_DUMPABLE, 0), "init dumpable");
-	init_loop(c, (pid_t)pid);
-	return 0;
+	/* Die with the daemon; the init checks after the exec that it held. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(st, "pdeathsig");
+	int src[JFD_COUNT] = {
+	    [JFD_STDIN] = c->stdin_rd,	 [JFD_STDOUT] = c->stdout_wr, [JFD_STDERR] = c->stderr_wr,
+	    [JFD_STATUS] = c->status_wr, [JFD_SYNC] = c->sync_rd,     [JFD_SPEC] = c->spec_fd,
+	    [JFD_NOTIFY] = c->notify_wr, [JFD_RESULT] = c->result_wr, [JFD_KEY] = c->key_rd,
+	    [JFD_PARENT] = g_self_pidfd};
+	/* Lift everything first, so placing one never clobbers another. */
+	int exe = fcntl(g_init_fd, F_DUPFD_CLOEXEC, LIFT_BASE);
+	if (g_init_fd < 0 || exe < 0)
+		child_fail(st, "sandboxd-init not open");
+	for (int i = 0; i < JFD_COUNT; i++)
+		if (src[i] >= 0 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, LIFT_BASE)) < 0)
+			child_fail(st, "moving descriptors");
+	st = src[JFD_STATUS];
+	for (int i = 0; i < JFD_COUNT; i++)
+		if (src[i] >= 0 && dup2(src[i], i) < 0) /* the copy is not close-on-exec */
+			child_fail(st, "placing descriptors");
+		else if (src[i] < 0)
+			close(i);
+	if (close_range_compat(JFD_COUNT, (unsigned)exe - 1) < 0 ||
+	    close_range_compat((unsigned)exe + 1, ~0U) < 0)
+		child_fail(JFD_STATUS, "closing inherited descriptors");
+	static const char *const argv[] = {"sandboxd-init", NULL};
+	static const char *const envp[] = {NULL};
+	syscall(SYS_execveat, exe, "", (char *const *)argv, (char *const *)envp, AT_EMPTY_PATH);
+	child_fail(JFD_STATUS, "exec sandboxd-init");
+	return 127;
 }

@@ -14,6 +14,7 @@
 #include "common/records.h"
 
 #define JAIL_MAX_ARGS 8
+#define JAIL_MAX_PEER_ARGS 16
 
 /* The numbers the jail enforces, with the protocol's meaning (ms, MiB, KiB). */
 struct jail_limits {
@@ -31,7 +32,8 @@ struct jail_file {
 
 /* What one job is, as plain data handed from the run component: no protocol
  * or profile types, so the jail depends on nothing above it and the same
- * description can later cross a pipe to a separate init or a fork server
+ * description crosses a sealed memfd to the job's init, sandboxd-init
+ * (jail_wire.c), and could reach a fork server the same way
  * (docs/architecture.md). */
 struct jail_job {
 	struct jail_limits lim;
@@ -45,10 +47,21 @@ struct jail_job {
 	size_t code_len, stdin_len;
 	const struct jail_file *files;
 	size_t nfiles;
+	/* Process isolation: a second payload, the candidate, started by the init.
+	 * peer_args: interpreter options + script args for the candidate; NULL:
+	 * none. peer_uid/peer_gid: another uid than the main payload's. In this
+	 * mode the candidate owns /work and writes the files (and main.py unless
+	 * the runner runs); the main payload starts in / and writes nothing, so
+	 * its script must be absolute (the runner's) or given with -c. */
+	const char *const *peer_args;
+	size_t npeer_args;
+	uid_t peer_uid;
+	gid_t peer_gid;
 };
 
-/* What the job's processes need, fully computed before clone() so the child
- * only makes syscalls: no allocation, no formatting, no library state. */
+/* What the job's processes need, fully computed in the daemon. The job's init
+ * (sandboxd-init) gets it flattened by jail_wire.c and rebuilt with pointers
+ * into its own copy, so the layers read the same structure on both sides. */
 struct jail_spec {
 	const struct jail_job *job;
 	struct jail_limits lim;
@@ -74,6 +87,10 @@ struct jail_spec {
 	const char *argv[JAIL_MAX_ARGS + 3];
 	const char *envp[10];
 	bool use_cgroup; /* the parent attaches the job before letting it go */
+	/* Peer mode (job->peer_args): the candidate's argv, [interpreter,
+	 * peer_args..., NULL]; NULL otherwise. */
+	const char *peer_argv[JAIL_MAX_PEER_ARGS + 2];
+	bool peer;
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */
@@ -131,12 +148,10 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	      const struct jail_hooks *hooks, struct jail_result *r);
 void jail_result_free(struct jail_result *r);
 
-/* Remembers where the daemon's argv strings live, so each job's init (a
- * copy of the daemon that never execs) can blank them: /proc/1/cmdline in
- * the jail must not show the daemon's command line. Call once from main. */
-void jail_note_cmdline(int argc, char **argv);
-
-/* Child side, used by jail_run through clone(): the ordered list of layers. */
-int jail_child_main(void *arg);
+/* Opens the job init binary (sandboxd-init) once, before any job: every
+ * job's clone child execs it through this descriptor, so the jail holds no
+ * copy of the daemon's memory. Refuses a file that is not a regular,
+ * root-owned executable only root can write. */
+int jail_init_open(const char *path, char *err, size_t errlen);
 
 #endif

@@ -1,20 +1,46 @@
-/* What passes between jail.c (the job's processes) and supervise.c (the
- * daemon's side of the same job). */
+/* What passes between the daemon's side of a job (jail.c's clone child,
+ * supervise.c) and the job's init (sandboxd-init: jail_child.c, jail_wire.c). */
 #ifndef SBX_JAIL_INTERNAL_H
 #define SBX_JAIL_INTERNAL_H
 
+#include <stddef.h>
 #include <sys/resource.h>
 
 struct jail_spec;
 
+/* The descriptors sandboxd-init starts with, at fixed numbers (the clone
+ * child places them before the execve; one that does not exist is closed).
+ * Nothing else is open in the init. */
+enum {
+	JFD_STDIN = 0,	/* the payload's stdin pipe */
+	JFD_STDOUT = 1, /* the job's output pipes */
+	JFD_STDERR = 2,
+	JFD_STATUS = 3, /* jail_msg records to the daemon */
+	JFD_SYNC = 4,	/* one byte from the daemon: "you are in your cgroup, go" */
+	JFD_SPEC = 5,	/* sealed memfd: the job's description (jail_wire.c) */
+	JFD_NOTIFY = 6, /* the payloads send their seccomp listeners here */
+	JFD_RESULT = 7, /* test runs: the runner's result channel */
+	JFD_KEY = 8,	/* test runs: the runner's key channel */
+	JFD_PARENT = 9, /* pidfd of the daemon, to see it died before PDEATHSIG was re-set */
+	JFD_COUNT
+};
+
 struct jail_child {
 	const struct jail_spec *spec;
-	int sync_rd;   /* one byte from the daemon: "you are in your cgroup, go" */
-	int status_wr; /* jail_msg records to the daemon; never reaches the payload's exec */
+	int sync_rd;
+	int status_wr; /* never reaches the payload's exec */
 	int stdin_rd, stdout_wr, stderr_wr;
-	int notify_wr; /* the payload sends its seccomp listener fd here */
+	int notify_wr;
 	int result_wr; /* test runs: becomes fd 3 of the payload, else -1 */
 	int key_rd;    /* test runs: becomes fd 4 of the payload, else -1 */
+	int spec_fd;   /* daemon side: the memfd handed to the init */
+	int peer_sock; /* in the init, peer mode: the main payload's end (its fd 5) */
+	/* In the init: the mapped description the spec points into, unmapped
+	 * once the payloads are forked (they keep their own mappings until
+	 * their exec), so the job's code, files and tests are not held for the
+	 * job's whole life; NULL: nothing to unmap. */
+	void *blob;
+	size_t blob_len;
 };
 
 enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2 };
@@ -27,5 +53,26 @@ struct jail_msg {
 	char text[64];
 	struct rusage ru;
 };
+
+/* The clone() child of jail_run, still a copy of the daemon: places the
+ * descriptors at their JFD_ numbers and execs sandboxd-init at once. */
+int jail_exec_init(void *arg);
+
+/* Reports a failed step on the status pipe; the message names the step. */
+void jail_report_error(int fd, const char *step);
+
+/* In the init: the ordered layers from the cgroup namespace on, the
+ * payload(s), and the reaping loop. Never returns. */
+_Noreturn void jail_child_main(const struct jail_child *c);
+
+/* The job's description as one blob (jail_wire.c): everything the init
+ * needs but the key (its own pipe) and stdin (its own pipe). */
+void *jail_wire_encode(const struct jail_spec *s, size_t *len);
+/* Rebuilds spec (and the job and filter it points to) from a blob that
+ * must stay mapped; pointers lead into it or into malloc'd arrays. Every
+ * length and count is checked against the blob. -1 on a malformed blob. */
+int jail_wire_decode(const void *blob, size_t len, struct jail_spec *spec);
+/* Frees what a successful decode allocated (tests; the init never does). */
+void jail_wire_free(struct jail_spec *spec);
 
 #endif

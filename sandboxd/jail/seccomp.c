@@ -559,28 +559,6 @@ void scmp_prog_free(struct scmp_prog *p)
 	*p = (struct scmp_prog){0};
 }
 
-/* Runs in the forked child of a threaded daemon: only a raw syscall, no
- * libseccomp (its state may be mid-update in another thread) and no malloc. */
-int scmp_apply(const struct scmp_prog *p, int *listener)
-{
-	if (listener)
-		*listener = -1;
-	if (!p || !p->insns || p->len == 0 || (p->notify && !listener)) {
-		errno = EINVAL;
-		return -1;
-	}
-	struct sock_fprog fprog = {.len = p->len, .filter = p->insns};
-	unsigned long flags = p->notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
-	long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog);
-	if (rc < 0)
-		return -1;
-	/* The kernel opens the listener O_CLOEXEC: the child must hand it to
-	 * the daemon before execve, or kill-listed calls fail with ENOSYS. */
-	if (p->notify)
-		*listener = (int)rc;
-	return 0;
-}
-
 void scmp_syscall_name_arch(uint32_t arch, int nr, char *buf, size_t buflen)
 {
 	/* x32 calls carry the x86_64 audit arch and bit 30 in the number. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -95,8 +96,11 @@ struct results {
 };
 
 /* The job's files: pipes and the cancel/notify channels. */
+#define MAX_LISTENERS 2 /* the payload's, and the peer's in peer mode */
 struct job_fds {
-	int sync_w, status_r, stdin_w, notify_r, listener, pidfd, key_w;
+	int sync_w, status_r, stdin_w, notify_r, pidfd, key_w;
+	int listener[MAX_LISTENERS];
+	int nlisteners, want_listeners;
 	struct stream out, err;
 	struct results res;
 };
@@ -217,7 +221,7 @@ static void drain_status(struct job_fds *f, struct jail_result *r)
 	}
 }
 
-static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool *killed)
+static void on_notify(struct job_fds *f, int li, struct jail_result *r, pid_t pid, bool *killed)
 {
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
@@ -225,7 +229,7 @@ static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool 
 		kill_job(pid, killed);
 		return;
 	}
-	int rc = seccomp_notify_receive(f->listener, req);
+	int rc = seccomp_notify_receive(f->listener[li], req);
 	if (rc == 0) {
 		if (r->violation_nr < 0 && r->hit == JAIL_HIT_NONE) {
 			r->violation_nr = req->data.nr;
@@ -234,7 +238,7 @@ static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool 
 		/* The syscall stays blocked until the process dies: it never runs. */
 		kill_job(pid, killed);
 	} else if (rc != -EINTR && rc != -ENOENT) {
-		close_fd(&f->listener);
+		close_fd(&f->listener[li]);
 	}
 	seccomp_notify_free(req, resp);
 }
@@ -303,9 +307,9 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 				next_cpu_check = UINT64_MAX;
 			}
 		}
-		struct pollfd p[9];
-		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1, ip_ls = -1,
-		    ip_pid = -1, ip_cancel = -1, ip_res = -1;
+		struct pollfd p[8 + MAX_LISTENERS];
+		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1,
+		    ip_ls[MAX_LISTENERS] = {-1, -1}, ip_pid = -1, ip_cancel = -1, ip_res = -1;
 #define ADD(fd_, ev, idx)                                                                          \
 	if ((fd_) >= 0) {                                                                          \
 		p[n].fd = (fd_);                                                                   \
@@ -318,7 +322,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		ADD(f->stdin_w, POLLOUT, ip_in);
 		ADD(f->status_r, POLLIN, ip_st);
 		ADD(f->notify_r, POLLIN, ip_nt);
-		ADD(f->listener, POLLIN, ip_ls);
+		for (int li = 0; li < MAX_LISTENERS; li++)
+			ADD(f->listener[li], POLLIN, ip_ls[li]);
 		ADD(reaped ? -1 : f->pidfd, POLLIN, ip_pid);
 		/* An eventfd stays readable: once seen, stop watching it. */
 		ADD(r->cancelled ? -1 : cancel_fd, POLLIN, ip_cancel);
@@ -353,11 +358,14 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		if (ip_st >= 0 && p[ip_st].revents)
 			read_status(f, r);
 		if (ip_nt >= 0 && p[ip_nt].revents) {
-			f->listener = fdpass_recv(f->notify_r, MSG_DONTWAIT);
-			close_fd(&f->notify_r);
+			int l = fdpass_recv(f->notify_r, MSG_DONTWAIT);
+			if (l >= 0)
+				f->listener[f->nlisteners] = l;
+			if (l < 0 || ++f->nlisteners == f->want_listeners)
+				close_fd(&f->notify_r);
 			/* Without its listener a kill-listed syscall would get ENOSYS
 			 * instead of stopping the job: never run a job that way. */
-			if (f->listener < 0 && s->job->seccomp->notify && !r->have_status) {
+			if (l < 0 && s->job->seccomp->notify && !r->have_status) {
 				/* A payload whose setup step failed exits before sending
 				 * its listener, after reporting the step on the status
 				 * pipe: that report names the real cause. */
@@ -371,10 +379,13 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		 * task's death then fails with ENOENT instead of waiting). A
 		 * hang-up means no process uses the filter any more; before Linux
 		 * 6.6 a receive then blocks forever, so the listener is closed. */
-		if (ip_ls >= 0 && (p[ip_ls].revents & POLLIN))
-			on_notify(f, r, pid, &killed);
-		else if (ip_ls >= 0 && (p[ip_ls].revents & (POLLHUP | POLLERR | POLLNVAL)))
-			close_fd(&f->listener);
+		for (int li = 0; li < MAX_LISTENERS; li++) {
+			if (ip_ls[li] >= 0 && (p[ip_ls[li]].revents & POLLIN))
+				on_notify(f, li, r, pid, &killed);
+			else if (ip_ls[li] >= 0 &&
+				 (p[ip_ls[li]].revents & (POLLHUP | POLLERR | POLLNVAL)))
+				close_fd(&f->listener[li]);
+		}
 		if (ip_cancel >= 0 && p[ip_cancel].revents) {
 			r->cancelled = true;
 			kill_job(pid, &killed);
@@ -398,6 +409,40 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 	}
 }
 
+/* The job's description, for sandboxd-init: a memfd sealed against every
+ * change, so the init reads exactly what the daemon wrote. */
+static int spec_memfd(const struct jail_spec *s)
+{
+	size_t len;
+	char *blob = jail_wire_encode(s, &len);
+	if (!blob)
+		return -1;
+	int fd = memfd_create("sandboxd-job", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t off = 0;
+	while (fd >= 0 && off < len) {
+		ssize_t w = write(fd, blob + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(fd);
+			fd = -1;
+			errno = e;
+			break;
+		}
+		off += (size_t)w;
+	}
+	free(blob);
+	if (fd >= 0 &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
 	      const struct jail_hooks *hooks, struct jail_result *r)
 {
@@ -411,13 +456,19 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			    .status_r = -1,
 			    .stdin_w = -1,
 			    .notify_r = -1,
-			    .listener = -1,
+			    .listener = {-1, -1},
+			    .want_listeners = s->peer ? 2 : 1,
 			    .pidfd = -1,
 			    .key_w = -1};
+	int spec_fd = -1;
 	f.out.fd = f.err.fd = f.res.fd = -1;
 	if (make_pipes(pp, npipes) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		set_error(r, "pipe", errno);
+		goto out;
+	}
+	if ((spec_fd = spec_memfd(s)) < 0) {
+		set_error(r, "job description", errno);
 		goto out;
 	}
 	struct jail_child c = {.spec = s,
@@ -428,14 +479,16 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			       .stderr_wr = pp[PIPE_STDERR][1],
 			       .notify_wr = sv[1],
 			       .result_wr = pp[PIPE_RESULT][1],
-			       .key_rd = pp[PIPE_KEY][0]};
+			       .key_rd = pp[PIPE_KEY][0],
+			       .spec_fd = spec_fd,
+			       .peer_sock = -1};
 	char *stack = malloc(CHILD_STACK);
 	if (!stack) {
 		set_error(r, "stack", ENOMEM);
 		goto out;
 	}
 	uint64_t t0 = clock_mono_ns();
-	pid_t pid = clone(jail_child_main, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, &c);
+	pid_t pid = clone(jail_exec_init, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, &c);
 	int clone_errno = errno;
 	free(stack); /* the child has its own copy: no CLONE_VM */
 	if (pid < 0) {
@@ -460,6 +513,7 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		for (int j = 0; j < 2; j++)
 			close_fd(&pp[i][j]);
 	close_fd(&sv[1]);
+	close_fd(&spec_fd);
 	fcntl(f.stdin_w, F_SETFL, O_NONBLOCK);
 	fcntl(f.status_r, F_SETFL, O_NONBLOCK);
 	fcntl(f.out.fd, F_SETFL, O_NONBLOCK);
@@ -492,7 +546,9 @@ out:
 	close_fd(&f.status_r);
 	close_fd(&f.stdin_w);
 	close_fd(&f.notify_r);
-	close_fd(&f.listener);
+	close_fd(&f.listener[0]);
+	close_fd(&f.listener[1]);
+	close_fd(&spec_fd);
 	close_fd(&f.pidfd);
 	close_fd(&f.out.fd);
 	close_fd(&f.err.fd);

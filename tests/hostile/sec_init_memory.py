@@ -1,4 +1,4 @@
-# The job's init is a fork of the root daemon: try to read its memory and
+# The job's init (sandboxd-init, root, not dumpable): try to read its memory and
 # environment through /proc/1/mem, process_vm_readv-free paths (/proc/1/
 # map_files, /proc/1/root) and by opening its fds. Nothing may come out.
 # expect: pass

@@ -8,7 +8,10 @@ part of `make check`):
 - a C harness links against libsbx.a and jansson alone, and nm shows no
   daemon symbol in it;
 - the daemon ELF is hardened: PIE, BIND_NOW, RELRO, stack protector and
-  _FORTIFY_SOURCE checks.
+  _FORTIFY_SOURCE checks;
+- the job init (sandboxd-init) is static, hardened the same way, and links
+  only the jail's layer code and common pieces: nothing of the server, run,
+  feedback or policy components, and no library the daemon uses.
 
 Each check is shown able to fail by a control that feeds it a bad input.
 Environment: SBX_BUILD (default build), the tree's root is the cwd.
@@ -25,6 +28,16 @@ BUILD = os.environ.get("SBX_BUILD", "build")
 DAEMON_ORDER = ["sandboxd/server", "sandboxd/run", "sandboxd/feedback", "sandboxd/policy",
                 "sandboxd/jail", "common"]
 CLIENT_ORDER = ["client/cli", "client/eval", "client/lib", "common"]
+# sandboxd-init: its own program above the jail (objects in BUILD/init-obj).
+INIT_ORDER = ["sandboxd/init", "sandboxd/jail", "common"]
+# What may never be linked into the job's init: every symbol the daemon's
+# components above the jail define, the jail's daemon-side files (cgroups,
+# probing, the filter compiler, the supervisor) and the daemon's libraries
+# (libseccomp, jansson, libcap, zlib), so the jail holds none of it.
+INIT_FORBIDDEN_DIRS = ["sandboxd/server", "sandboxd/run", "sandboxd/feedback", "sandboxd/policy"]
+INIT_FORBIDDEN_FILES = ["sandboxd/jail/%s.c" % f for f in (
+    "cgroup", "cgroup_detect", "cgroup_file", "cgroup_place", "kfeat", "seccomp", "supervise")]
+INIT_FORBIDDEN_LIBS = ("seccomp_", "json_", "cap_", "deflate", "inflate")
 SOURCE_LIMIT = 600
 # Files that may be longer, with the reason (kept short on purpose).
 SIZE_EXEMPT = {}
@@ -115,13 +128,13 @@ def against_the_grain(graph, order):
     return sorted(bad)
 
 
-def objects(order):
+def objects(order, objdir="obj"):
     objs = {}
     for c in order:
         for f in sorted(os.listdir(c)):
             if f.endswith(".c"):
                 src = "%s/%s" % (c, f)
-                obj = "%s/obj/%s.o" % (BUILD, src[:-2])
+                obj = "%s/%s/%s.o" % (BUILD, objdir, src[:-2])
                 if os.path.exists(obj):
                     objs[src] = obj
     return objs
@@ -176,8 +189,9 @@ class Layout(unittest.TestCase):
         self.assertEqual(sorted(n for n in fake if n.startswith(DAEMON_PREFIXES)),
                          ["jail_run"])
 
-    def hardening(self, elf):
-        """What the ELF lacks of the hardening flags (empty: all there)."""
+    def hardening(self, elf, static=False):
+        """What the ELF lacks of the hardening flags (empty: all there). A static
+        ELF has no dynamic symbols: its own symbol table is read instead."""
         missing = []
         hdr = subprocess.run(["readelf", "-h", "-d", "-l", "-W", elf], capture_output=True,
                              text=True, check=True).stdout
@@ -187,8 +201,8 @@ class Layout(unittest.TestCase):
             missing.append("BIND_NOW")
         if "GNU_RELRO" not in hdr:
             missing.append("RELRO")
-        syms = subprocess.run(["nm", "-D", elf], capture_output=True, text=True,
-                              check=True).stdout
+        syms = subprocess.run(["nm", elf] if static else ["nm", "-D", elf],
+                              capture_output=True, text=True, check=True).stdout
         if "__stack_chk_fail" not in syms:
             missing.append("stack protector")
         if not re.search(r"__\w+_chk\b", syms):
@@ -212,6 +226,63 @@ class Layout(unittest.TestCase):
             got = self.hardening(exe)
             for want in ("PIE", "BIND_NOW", "stack protector", "fortify"):
                 self.assertIn(want, got)
+
+
+    def init_symbols(self):
+        elf = "%s/sandboxd-init" % BUILD
+        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
+        out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
+        return {l.split()[-1] for l in out.splitlines() if len(l.split()) >= 2}
+
+    @staticmethod
+    def forbidden(names):
+        daemon = set()
+        objs = objects(INIT_FORBIDDEN_DIRS)
+        objs.update({f: "%s/obj/%s.o" % (BUILD, f[:-2]) for f in INIT_FORBIDDEN_FILES})
+        for obj in objs.values():
+            daemon |= nm_symbols(obj)[0]
+        return sorted(n for n in names if n in daemon or n.startswith(INIT_FORBIDDEN_LIBS))
+
+    def test_init_links_jail_layers_only(self):
+        names = self.init_symbols()
+        self.assertEqual(self.forbidden(names), [], "daemon code in sandboxd-init")
+        for want in ("jail_child_main", "mounts_apply", "scmp_apply", "jail_wire_decode"):
+            self.assertIn(want, names)
+        objs = objects(INIT_ORDER, "init-obj")
+        self.assertGreater(len(objs), 5, "no objects under %s/init-obj" % BUILD)
+        g = link_graph(objs)
+        self.assertEqual(cycles(g), [])
+        self.assertEqual(against_the_grain(g, INIT_ORDER), [])
+        # The control: what the daemon links is caught.
+        daemon = "%s/sandboxd" % BUILD
+        out = subprocess.run(["nm", daemon], capture_output=True, text=True, check=True).stdout
+        dnames = {l.split()[-1] for l in out.splitlines() if len(l.split()) >= 2}
+        bad = self.forbidden(dnames)
+        for want in ("run_one", "jail_run", "scmp_load_file", "seccomp_init"):
+            self.assertIn(want, bad)
+        # The other way round: the daemon links none of the layers, so its
+        # clone child can run none of them before the exec of sandboxd-init
+        # (rlimits.c and ns.c come along for rlimits_prepare and
+        # ns_clone_flags, which the daemon calls).
+        layers = ("jail_child_main", "mounts_apply", "net_apply", "uid_apply", "caps_drop_all",
+                  "caps_drop_bounding", "scmp_apply")
+        self.assertEqual([f for f in layers if f in dnames], [])
+        self.assertIn("jail_exec_init", dnames)
+
+    def test_init_static_and_hardened(self):
+        elf = "%s/sandboxd-init" % BUILD
+        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
+        hdr = subprocess.run(["readelf", "-l", "-W", elf], capture_output=True, text=True,
+                             check=True).stdout
+        self.assertNotIn("INTERP", hdr, "sandboxd-init asks for a dynamic loader")
+        self.assertNotIn("NEEDED", subprocess.run(["readelf", "-d", "-W", elf],
+                                                  capture_output=True, text=True).stdout)
+        # Built without sanitizers even in SAN builds: always checked in full.
+        self.assertEqual(self.hardening(elf, static=True), [])
+        # The control: the dynamic daemon has an interpreter.
+        hdr = subprocess.run(["readelf", "-l", "-W", "%s/sandboxd" % BUILD],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertIn("INTERP", hdr)
 
 
 if __name__ == "__main__":
