@@ -188,6 +188,11 @@ static bool accept_one(const struct config *cfg)
 			   full ? why : "this uid/gid is not served");
 		if (tmp.out)
 			(void)!send(fd, tmp.out, tmp.out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		/* Closing with the client's first request unread would reset the
+		 * connection and lose the answer: read what is already there. */
+		char drop[4096];
+		for (int k = 0; k < 16 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; k++)
+			;
 		free(tmp.out);
 		close(fd);
 		if (!full)
