@@ -2,6 +2,7 @@
  * socket thread alone calls the connection functions: no lock. */
 #include "sandboxd/server/peers.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,48 @@ int peers_flag(struct config *c, const char *flag, const char *val)
 	return 1;
 }
 
-/* MemTotal less a reserve for the host and the daemon: an eighth of it, at
- * least PEERS_RESERVE_MIN_MB, at most half. */
+/* The lowest memory limit on the cgroup this process started in and its
+ * ancestors (v2 memory.max, v1 memory.limit_in_bytes), MB; 0 when none. In a
+ * container or a unit with MemoryMax, MemTotal overstates what jobs can have. */
+static long peers_cgroup_limit_mb(void)
+{
+	size_t len;
+	char *cg = file_read_all("/proc/self/cgroup", 1 << 16, &len, NULL, 0), *save = NULL;
+	long best = 0;
+	for (char *l = cg ? strtok_r(cg, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		char *ctl = strchr(l, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL,
+		     dir[PATH_MAX];
+		if (!path || path[1] != '/')
+			continue;
+		*path++ = '\0';
+		bool v2 = ctl[1] == '\0';
+		if (!v2 && !strstr(ctl, ":memory") && !strstr(ctl, ",memory"))
+			continue;
+		snprintf(dir, sizeof dir, "%s", path);
+		for (;;) {
+			char f[PATH_MAX + 64];
+			snprintf(f, sizeof f, "%s%s/%s",
+				 v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory", dir,
+				 v2 ? "memory.max" : "memory.limit_in_bytes");
+			char *v = file_read_all(f, 64, &len, NULL, 0), *end = NULL;
+			long long bytes = v ? strtoll(v, &end, 10) : 0;
+			if (v && end != v && bytes > 0 && bytes < (1LL << 50) &&
+			    (!best || bytes / (1 << 20) < best))
+				best = (long)(bytes / (1 << 20));
+			free(v);
+			char *slash = strrchr(dir, '/');
+			if (!slash || !dir[1])
+				break;
+			slash[slash == dir ? 1 : 0] = '\0';
+		}
+	}
+	free(cg);
+	return best;
+}
+
+/* The machine's memory (MemTotal, or a lower cgroup limit above the daemon)
+ * less a reserve for the host and the daemon: an eighth of it, at least
+ * PEERS_RESERVE_MIN_MB, at most half. */
 static int peers_default_budget(long *mb, char *err, size_t errlen)
 {
 	size_t len;
@@ -49,7 +90,9 @@ static int peers_default_budget(long *mb, char *err, size_t errlen)
 		return errfmt(err, errlen,
 			      "cannot read MemTotal from /proc/meminfo for the default "
 			      "--memory-budget; give --memory-budget MB");
-	long total = kb / 1024, reserve = total / 8;
+	long total = kb / 1024, cg = peers_cgroup_limit_mb();
+	total = cg > 0 && cg < total ? cg : total;
+	long reserve = total / 8;
 	reserve = reserve < PEERS_RESERVE_MIN_MB ? PEERS_RESERVE_MIN_MB : reserve;
 	reserve = reserve > total / 2 ? total / 2 : reserve;
 	*mb = total - reserve > 0 ? total - reserve : 1;
