@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/errfmt.h"
 #include "common/file.h"
+#include "common/log.h"
 #include "common/numparse.h"
 
 /* Connections per capped uid; as many distinct uids as the daemon has
@@ -18,6 +20,26 @@ static struct {
 	uid_t uid;
 	unsigned n; /* 0: a free entry */
 } g_conn[PEERS_TABLE];
+
+/* The operator hears of refusals over per-peer limits, at most one line
+ * per 10 s: a flooding client must not flood the log as well. */
+static void peers_note(const char *msg)
+{
+	static uint64_t last_ms;
+	static unsigned long quiet;
+	uint64_t now = clock_mono_ms();
+	if (last_ms && now - last_ms < 10000) {
+		quiet++;
+		return;
+	}
+	if (quiet)
+		log_msg("refused: %s (%lu more per-peer refusals not logged before it)", msg,
+			quiet);
+	else
+		log_msg("refused: %s", msg);
+	last_ms = now;
+	quiet = 0;
+}
 
 int peers_flag(struct config *c, const char *flag, const char *val)
 {
@@ -132,12 +154,14 @@ int peers_conn_open(const struct config *c, uid_t uid, char *msg, size_t len)
 	int free_at = -1;
 	for (int i = 0; i < PEERS_TABLE; i++) {
 		if (g_conn[i].n && g_conn[i].uid == uid) {
-			if (g_conn[i].n >= (unsigned)c->max_conn_per_peer)
-				return errfmt(
-				    msg, len,
-				    "uid %u has %u connections open, the per-peer "
-				    "limit (--max-conn-per-peer); close one or retry later",
-				    (unsigned)uid, g_conn[i].n);
+			if (g_conn[i].n >= (unsigned)c->max_conn_per_peer) {
+				errfmt(msg, len,
+				       "uid %u has %u connections open, the per-peer limit "
+				       "(--max-conn-per-peer); close one or retry later",
+				       (unsigned)uid, g_conn[i].n);
+				peers_note(msg);
+				return -1;
+			}
 			g_conn[i].n++;
 			return 0;
 		}
@@ -201,6 +225,7 @@ enum proto_errcode peers_push_error(const struct config *c, int rc, const struct
 		       (unsigned)j->uid, j->req.tenant ? " tenant \"" : "",
 		       j->req.tenant ? j->req.tenant : "", j->req.tenant ? "\"" : "",
 		       c->max_queued_per_peer);
+		peers_note(msg);
 		return E_BUSY;
 	case RUNQ_TOO_BIG:
 		errfmt(msg, len, "the job needs more than the whole --memory-budget");
