@@ -224,6 +224,20 @@ static int parse_policy(const json_t *v, struct proto_request *r, struct proto_e
 	return r->policy ? 0 : fail(err, E_INTERNAL, "out of memory");
 }
 
+/* Only the charset and length: whether the peer may name a tenant is the
+ * daemon's decision (--trust-uid). */
+static int parse_tenant(const json_t *v, struct proto_request *r, struct proto_error *err)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	if (!s || n == 0 || n > PROTO_TENANT_MAX ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		return fail(err, E_BAD_REQUEST, "\"tenant\" must be 1-%d of [A-Za-z0-9_.-]",
+			    PROTO_TENANT_MAX);
+	r->tenant = strdup(s);
+	return r->tenant ? 0 : fail(err, E_INTERNAL, "out of memory");
+}
+
 static const char *const test_fields[] = {
     F_TESTS,	       F_FORMAT, F_ENTRY_POINT,	    F_COVERAGE,	 F_PARTIAL_TESTS,
     F_TEST_TIMEOUT_MS, F_SEED,	 F_FLOAT_TOLERANCE, F_FAIL_FAST, NULL};
@@ -446,6 +460,8 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 			rc = parse_limits(v, &r->limits, err);
 		} else if (strcmp(key, F_POLICY) == 0) {
 			rc = parse_policy(v, r, err);
+		} else if (strcmp(key, F_TENANT) == 0) {
+			rc = parse_tenant(v, r, err);
 		} else {
 			return fail(err, E_BAD_REQUEST, "unknown field \"%.64s\"", key);
 		}
@@ -541,6 +557,7 @@ void proto_request_free(struct proto_request *r)
 	free(r->code);
 	free(r->stdin_data);
 	free(r->policy);
+	free(r->tenant);
 	memset(r, 0, sizeof *r);
 }
 

@@ -17,6 +17,11 @@
 #define F_FILES "files"
 #define F_LIMITS "limits"
 #define F_POLICY "policy"
+/* Who the job is for, behind a trusted front (--trust-uid): 1..PROTO_TENANT_MAX
+ * bytes of [A-Za-z0-9_.-]; fairness and per-peer limits then count per
+ * (uid, tenant). */
+#define F_TENANT "tenant"
+#define PROTO_TENANT_MAX 64
 /* Test requests (structured feedback). */
 #define F_TESTS "tests"
 #define F_FORMAT "format"
@@ -92,6 +97,8 @@
 #define P_WORKERS "workers"
 #define P_QUEUED "queued"
 #define P_RUNNING "running"
+#define P_MEMORY_BUDGET_MB "memory_budget_mb"
+#define P_MEMORY_ADMITTED_MB "memory_admitted_mb"
 
 enum proto_op { OP_RUN, OP_PING };
 
@@ -197,6 +204,7 @@ struct proto_request {
 	size_t nfiles;
 	struct proto_limits limits;
 	char *policy; /* NULL: the default profile */
+	char *tenant; /* NULL: none (validated charset and length) */
 	/* Test requests; format FMT_NONE means a plain run. */
 	enum proto_format format;
 	char *tests_text; /* unittest, humaneval */

@@ -24,7 +24,13 @@ struct config {
 	uid_t allow_uid[CONFIG_MAX_ALLOW];
 	gid_t allow_gid[CONFIG_MAX_ALLOW];
 	int n_allow_uid, n_allow_gid;
-	gid_t socket_gid; /* group owner of the socket (0660): first --allow-gid, else 0 */
+	/* Per-peer and global limits (sandboxd/server/peers.c, SECURITY.md). */
+	int max_conn_per_peer;		   /* --max-conn-per-peer */
+	size_t max_queued_per_peer;	   /* --max-queued-per-peer; 0 until set: half of --queue */
+	uid_t trust_uid[CONFIG_MAX_ALLOW]; /* --trust-uid: may tag requests with a tenant */
+	int n_trust_uid;
+	long memory_budget_mb; /* --memory-budget; 0 until set: MemTotal less a reserve */
+	gid_t socket_gid;      /* group owner of the socket (0660): first --allow-gid, else 0 */
 	bool no_cgroups;
 	const char *cgroup_parent; /* --cgroup-parent: a cgroup path, e.g. "/sandboxd" */
 	struct proto_bounds bounds;

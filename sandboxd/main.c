@@ -20,6 +20,7 @@
 #include "sandboxd/config.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
+#include "sandboxd/server/peers.h"
 #include "sandboxd/server/runq.h"
 #include "sandboxd/server/server.h"
 #include "sandboxd/server/sockpath.h"
@@ -38,6 +39,8 @@ static void usage(FILE *f)
 	    "                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
 	    "                [--queue N] [--max-request BYTES] [--runner FILE]\n"
 	    "                [--cgroup-parent CGPATH | --no-cgroups]\n"
+	    "                [--max-conn-per-peer N] [--max-queued-per-peer N]\n"
+	    "                [--trust-uid UID]... [--memory-budget MB]\n"
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n"
 	    "--state-dir DIR (default /run/sandboxd) must be root's, mode 0700 (created so).\n"
@@ -119,6 +122,8 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 		} else if (strcmp(a, "--allow-gid") == 0 && c->n_allow_gid < CONFIG_MAX_ALLOW &&
 			   num_parse_long(val, 0, 1L << 31, &v) == 0) {
 			c->allow_gid[c->n_allow_gid++] = (gid_t)v;
+		} else if (peers_flag(c, a, val)) {
+			/* per-peer and global limits (server/peers.c) */
 		} else {
 			fprintf(stderr, "sandboxd: bad argument: %s%s%s\n", a, takes ? " " : "",
 				takes ? val : "");
@@ -219,6 +224,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (!cfg.queue_capacity)
 		cfg.queue_capacity = (size_t)cfg.workers * 64;
+	if (peers_config_finish(&cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
 	cfg.policies_dir = pol;
 	cfg.socket_gid = cfg.n_allow_gid ? cfg.allow_gid[0] : 0;
 	if (cfg.no_cgroups && cfg.cgroup_parent) {
@@ -300,7 +309,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-	struct runq *q = runq_new(cfg.queue_capacity);
+	struct runq_limits rl = peers_runq_limits(&cfg);
+	struct runq *q = runq_new(&rl);
 	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;
@@ -311,6 +321,9 @@ int main(int argc, char **argv)
 	}
 	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)", cfg.socket_path,
 		cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir, cfg.profiles.n);
+	log_msg("limits: queue %zu, per peer %zu waiting and %d connections, memory budget %ld MB",
+		cfg.queue_capacity, cfg.max_queued_per_peer, cfg.max_conn_per_peer,
+		cfg.memory_budget_mb);
 	server_run(&cfg, q, sigfd);
 	/* Cancelled jobs end within a second or two (kill, reap, cgroup
 	 * emptied); a worker stuck past this is abandoned, not waited for. */

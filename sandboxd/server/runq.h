@@ -1,16 +1,28 @@
 /* The bounded job queue between the socket loop and the workers, and the
- * registry of running jobs that cancellation needs. */
+ * registry of running jobs that cancellation needs.
+ *
+ * Jobs wait per peer, a peer being a (uid, tenant) pair: FIFO within a peer,
+ * round-robin between peers (the peer served least recently goes first), so
+ * a peer with a hundred jobs queued delays another peer's job by at most one
+ * pick. A job starts only when its memory fits the budget next to the jobs
+ * already running; the job picked waits for it and nothing overtakes it, so
+ * a large job is never starved by a stream of small ones. */
 #ifndef SBX_RUNQ_H
 #define SBX_RUNQ_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/protocol.h"
 #include "sandboxd/policy/profile.h"
 
+struct runq_peer;
+
 struct job {
 	uint64_t conn_id;
+	uid_t uid;	/* the client's (SO_PEERCRED); with req.tenant, the job's peer */
+	long memory_mb; /* what the job holds against the memory budget while it runs */
 	struct proto_request req;
 	const struct profile *prof;
 	struct proto_limits lim;
@@ -19,18 +31,32 @@ struct job {
 	 * answer never depends on an allocation (post.h). */
 	void *post_node;
 	char *fallback_line;
+	struct runq_peer *peer; /* set by runq_push */
 	struct job *next;
 };
 
-struct runq;
+struct runq_limits {
+	size_t capacity;       /* jobs waiting, all peers together */
+	size_t per_peer;       /* jobs waiting per peer; 0: only the capacity */
+	long memory_budget_mb; /* sum of memory_mb of running jobs; <= 0: none */
+};
 
-struct runq *runq_new(size_t capacity);
+enum runq_push_result {
+	RUNQ_OK = 0,
+	RUNQ_FULL = -1,	     /* the queue is full, or shut down */
+	RUNQ_PEER_FULL = -2, /* this peer has per_peer jobs waiting */
+	RUNQ_TOO_BIG = -3,   /* memory_mb above the whole budget: it could never start */
+	RUNQ_NOMEM = -4,
+};
+
+struct runq *runq_new(const struct runq_limits *lim);
 void runq_free(struct runq *q);
-/* Takes ownership of j on success; -1 when the queue is full or shut down. */
+/* Takes ownership of j on RUNQ_OK; otherwise j is untouched. */
 int runq_push(struct runq *q, struct job *j);
 /* Blocks for the next job (now counted as running); NULL after shutdown. */
 struct job *runq_pop(struct runq *q);
-/* The worker finished j: it leaves the running set; the caller frees it. */
+/* The worker finished j: it leaves the running set and gives back its
+ * memory; the caller frees it. */
 void runq_done(struct runq *q, struct job *j);
 /* The client of conn_id went away: its queued jobs are dropped and its
  * running jobs are told to stop. */
@@ -40,6 +66,10 @@ void runq_cancel_conn(struct runq *q, uint64_t conn_id);
  * can be told. */
 void runq_shutdown(struct runq *q, void (*each)(const struct job *j, void *ctx), void *ctx);
 void runq_counts(struct runq *q, size_t *queued, size_t *running);
+/* The memory of the running jobs, MiB (what the budget is holding). */
+long runq_memory_admitted(struct runq *q);
+/* How many jobs the peer of (uid, tenant) has waiting. */
+size_t runq_peer_queued(struct runq *q, uid_t uid, const char *tenant);
 
 struct job *job_new(void);
 void job_free(struct job *j);

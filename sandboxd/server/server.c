@@ -4,6 +4,7 @@
  * output queue until it is dropped. */
 #include "sandboxd/server/server.h"
 
+#include "sandboxd/server/peers.h"
 #include "sandboxd/server/post.h"
 #include "sandboxd/server/sockpath.h"
 
@@ -36,6 +37,7 @@
 struct conn {
 	uint64_t id;
 	int fd;
+	uid_t uid; /* SO_PEERCRED at accept */
 	char *in;
 	size_t in_len, in_cap;
 	bool skipping;	  /* discarding the rest of an over-long line */
@@ -137,12 +139,13 @@ static bool conn_error(struct conn *c, const char *id, enum proto_errcode code, 
 	return ok;
 }
 
-static void conn_close(struct conn **pp, struct runq *q)
+static void conn_close(const struct config *cfg, struct conn **pp, struct runq *q)
 {
 	struct conn *c = *pp;
 	*pp = c->next;
 	if (c->pending)
 		runq_cancel_conn(q, c->id);
+	peers_conn_close(cfg, c->uid);
 	close(c->fd);
 	free(c->in);
 	free(c->out);
@@ -159,13 +162,20 @@ static bool accept_one(const struct config *cfg)
 	struct ucred cr;
 	socklen_t len = sizeof cr;
 	struct conn tmp = {.fd = fd};
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || !peer_allowed(cfg, &cr) ||
-	    nconns >= MAX_CONNS) {
-		bool full = nconns >= MAX_CONNS;
+	char why[192] = "too many connections";
+	bool allowed =
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && peer_allowed(cfg, &cr);
+	if (!allowed || nconns >= MAX_CONNS || peers_conn_open(cfg, cr.uid, why, sizeof why) < 0) {
+		bool full = allowed;
 		conn_error(&tmp, NULL, full ? E_BUSY : E_FORBIDDEN,
-			   full ? "too many connections" : "this uid/gid is not served");
+			   full ? why : "this uid/gid is not served");
 		if (tmp.out)
 			(void)!send(fd, tmp.out, tmp.out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		/* Closing with the client's first request unread would reset the
+		 * connection and lose the answer: read what is already there. */
+		char drop[4096];
+		for (int k = 0; k < 16 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; k++)
+			;
 		free(tmp.out);
 		close(fd);
 		if (!full)
@@ -175,10 +185,12 @@ static bool accept_one(const struct config *cfg)
 	}
 	struct conn *c = calloc(1, sizeof *c);
 	if (!c) {
+		peers_conn_close(cfg, cr.uid);
 		close(fd);
 		return true;
 	}
 	c->fd = fd;
+	c->uid = cr.uid;
 	c->id = next_conn_id++;
 	c->next = conns;
 	conns = c;
@@ -234,9 +246,11 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	if (req.op == OP_PING) {
 		size_t queued, running;
 		runq_counts(q, &queued, &running);
-		json_t *o = json_pack("{s:s,s:s,s:i,s:I,s:I}", F_ID, req.id, P_VERSION,
+		json_t *o = json_pack("{s:s,s:s,s:i,s:I,s:I,s:I,s:I}", F_ID, req.id, P_VERSION,
 				      PROTO_VERSION, P_WORKERS, cfg->workers, P_QUEUED,
-				      (json_int_t)queued, P_RUNNING, (json_int_t)running);
+				      (json_int_t)queued, P_RUNNING, (json_int_t)running,
+				      P_MEMORY_BUDGET_MB, (json_int_t)cfg->memory_budget_mb,
+				      P_MEMORY_ADMITTED_MB, (json_int_t)runq_memory_admitted(q));
 		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 		if (s)
 			conn_queue(c, s);
@@ -247,6 +261,7 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	}
 	const struct profile *p = profile_find(&cfg->profiles, req.policy);
 	char msg[256];
+	enum proto_errcode code;
 	struct job *j = p ? job_new() : NULL;
 	if (!p) {
 		conn_error(c, req.id, E_UNKNOWN_POLICY, "no such policy");
@@ -256,6 +271,8 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		conn_error(c, req.id, E_BAD_LIMITS, msg);
 	} else if (!files_fit(&req, j->lim.tmpfs_mb, msg, sizeof msg)) {
 		conn_error(c, req.id, E_TOO_LARGE, msg);
+	} else if (peers_job_admit(cfg, c->uid, &req, j, &code, msg, sizeof msg) < 0) {
+		conn_error(c, req.id, code, msg);
 	} else {
 		j->conn_id = c->id;
 		j->prof = p;
@@ -263,12 +280,16 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		if (post_prepare(j) < 0) {
 			memset(&j->req, 0, sizeof j->req);
 			conn_error(c, req.id, E_INTERNAL, "out of memory");
-		} else if (runq_push(q, j) == 0) {
-			c->pending++;
-			return; /* the job owns the request now */
+		} else {
+			int rc = runq_push(q, j);
+			if (rc == RUNQ_OK) {
+				c->pending++;
+				return; /* the job owns the request now */
+			}
+			code = peers_push_error(cfg, rc, j, msg, sizeof msg);
+			memset(&j->req, 0, sizeof j->req);
+			conn_error(c, req.id, code, msg);
 		}
-		memset(&j->req, 0, sizeof j->req);
-		conn_error(c, req.id, E_BUSY, "the job queue is full; retry later");
 	}
 	job_free(j);
 	proto_request_free(&req);
@@ -435,7 +456,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 		}
 		for (struct conn **pp = &conns; *pp;) {
 			if ((*pp)->dead)
-				conn_close(pp, q);
+				conn_close(cfg, pp, q);
 			else
 				pp = &(*pp)->next;
 		}
@@ -450,7 +471,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 	runq_shutdown(q, tell_shutdown, NULL);
 	flush_all();
 	while (conns)
-		conn_close(&conns, q);
+		conn_close(cfg, &conns, q);
 	free(pfd);
 	free(idx);
 	return 0;

@@ -226,7 +226,9 @@ START_TEST(test_queue_full)
 {
 	enum { N = 6 };
 	struct test_daemon d;
-	START(d, "--workers", "1", "--queue", "2");
+	/* The whole queue is this client's: the per-peer cap (by default half
+	 * the queue) is test_daemon_peers.c's subject. */
+	START(d, "--workers", "1", "--queue", "2", "--max-queued-per-peer", "2");
 	struct sbx_conn *c = conn_open(&d);
 	for (int i = 0; i < N; i++) {
 		char id[16];

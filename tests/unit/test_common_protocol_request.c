@@ -261,6 +261,39 @@ START_TEST(test_limits_partial_and_huge)
 }
 END_TEST
 
+/* tenant: kept when well-formed (whether the peer may give one is the
+ * daemon's decision); its charset and length are bounded here. */
+START_TEST(test_tenant_field)
+{
+	struct proto_request r;
+	parse_ok("no tenant", "{\"id\":\"1\",\"code\":\"x\"}", &r);
+	ck_assert_ptr_null(r.tenant);
+	proto_request_free(&r);
+	char long_ok[PROTO_TENANT_MAX + 1], line[256];
+	memset(long_ok, 'a', PROTO_TENANT_MAX);
+	long_ok[PROTO_TENANT_MAX] = '\0';
+	const char *ok[] = {"alice", "team-7.user_3", "X", long_ok};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		snprintf(line, sizeof line, "{\"id\":\"1\",\"code\":\"x\",\"tenant\":\"%s\"}",
+			 ok[i]);
+		parse_ok(ok[i], line, &r);
+		ck_assert_str_eq(r.tenant, ok[i]);
+		proto_request_free(&r);
+	}
+	const char *bad[] = {"\"\"",	      "\"a b\"",   "\"a/b\"", "\"a\\u0000b\"",
+			     "\"p\xc3\xa9\"", "\"a\\nb\"", "1",	      "null",
+			     "[\"a\"]",	      "\"" /* long: below */};
+	for (size_t i = 0; i + 1 < sizeof bad / sizeof *bad; i++) {
+		snprintf(line, sizeof line, "{\"id\":\"T\",\"code\":\"x\",\"tenant\":%s}", bad[i]);
+		expect_error(bad[i], line, E_BAD_REQUEST, "T", "tenant");
+	}
+	snprintf(line, sizeof line, "{\"id\":\"T\",\"code\":\"x\",\"tenant\":\"%sb\"}", long_ok);
+	expect_error("65 bytes", line, E_BAD_REQUEST, "T", "tenant");
+	expect_error("ping with tenant", "{\"id\":\"T\",\"op\":\"ping\",\"tenant\":\"a\"}",
+		     E_BAD_REQUEST, "T", NULL);
+}
+END_TEST
+
 START_TEST(test_policy_names_valid)
 {
 	static const char *const ok[] = {
@@ -718,6 +751,7 @@ static Suite *protocol_request_suite(void)
 	tcase_add_test(ok, test_limits_partial_and_huge);
 	tcase_add_test(ok, test_fail_fast_and_case_limits);
 	tcase_add_test(ok, test_policy_names_valid);
+	tcase_add_test(ok, test_tenant_field);
 	tcase_add_test(ok, test_files_non_conflicts);
 	tcase_add_test(ok, test_bounds_default);
 	suite_add_tcase(s, ok);

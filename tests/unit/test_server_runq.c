@@ -1,0 +1,405 @@
+/* The job queue (sandboxd/server/runq.c) on its own: FIFO within a peer,
+ * round-robin between peers ((uid, tenant) pairs), the per-peer and global
+ * caps, and the memory budget (a job that does not fit waits, nothing
+ * overtakes it, one that could never fit is refused). */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sandboxd/server/runq.h"
+#include "tests/helpers/tmain.h"
+
+static struct runq *mkq(size_t capacity, size_t per_peer, long budget_mb)
+{
+	struct runq_limits lim = {
+	    .capacity = capacity, .per_peer = per_peer, .memory_budget_mb = budget_mb};
+	struct runq *q = runq_new(&lim);
+	ck_assert_ptr_nonnull(q);
+	return q;
+}
+
+static struct job *mk(uint64_t conn, uid_t uid, const char *tenant, long mem_mb, const char *id)
+{
+	struct job *j = job_new();
+	ck_assert_ptr_nonnull(j);
+	j->conn_id = conn;
+	j->uid = uid;
+	j->memory_mb = mem_mb;
+	j->req.id = strdup(id);
+	j->req.tenant = tenant ? strdup(tenant) : NULL;
+	return j;
+}
+
+static void push_ok(struct runq *q, uint64_t conn, uid_t uid, const char *tenant, long mem_mb,
+		    const char *id)
+{
+	struct job *j = mk(conn, uid, tenant, mem_mb, id);
+	int rc = runq_push(q, j);
+	ck_assert_msg(rc == RUNQ_OK, "push %s: %d", id, rc);
+}
+
+static int push_rc(struct runq *q, uid_t uid, const char *tenant, long mem_mb)
+{
+	struct job *j = mk(1, uid, tenant, mem_mb, "refused?");
+	int rc = runq_push(q, j);
+	if (rc != RUNQ_OK)
+		job_free(j);
+	return rc;
+}
+
+/* Pops a job that must be there at once; returns its id (static buffer)
+ * and leaves it running when keep, else finishes it. */
+static const char *pop_id(struct runq *q, bool keep, struct job **out)
+{
+	static char id[64];
+	struct job *j = runq_pop(q);
+	ck_assert_ptr_nonnull(j);
+	snprintf(id, sizeof id, "%s", j->req.id);
+	if (out)
+		*out = j;
+	if (!keep) {
+		runq_done(q, j);
+		job_free(j);
+	}
+	return id;
+}
+
+static void drain(struct runq *q)
+{
+	size_t queued, running;
+	runq_counts(q, &queued, &running);
+	ck_assert_uint_eq(running, 0);
+	while (queued--)
+		pop_id(q, false, NULL);
+	runq_free(q);
+}
+
+START_TEST(test_fifo_within_a_peer)
+{
+	struct runq *q = mkq(100, 0, 0);
+	char id[16];
+	for (int i = 0; i < 5; i++) {
+		snprintf(id, sizeof id, "a%d", i);
+		push_ok(q, 1, 1000, NULL, 1, id);
+	}
+	for (int i = 0; i < 5; i++) {
+		snprintf(id, sizeof id, "a%d", i);
+		ck_assert_str_eq(pop_id(q, false, NULL), id);
+	}
+	drain(q);
+}
+END_TEST
+
+/* The brief's case: a peer with 100 queued (its first one running), and
+ * another peer's one job queued later: the later one runs next. A global
+ * FIFO would run 99 jobs before it. */
+START_TEST(test_late_peer_runs_next)
+{
+	struct runq *q = mkq(1000, 0, 0);
+	char id[16];
+	for (int i = 0; i < 100; i++) {
+		snprintf(id, sizeof id, "a%d", i);
+		push_ok(q, 1, 1000, NULL, 1, id);
+	}
+	struct job *a0;
+	ck_assert_str_eq(pop_id(q, true, &a0), "a0");
+	push_ok(q, 2, 2000, NULL, 1, "b0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "b0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "a1");
+	runq_done(q, a0);
+	job_free(a0);
+	drain(q);
+}
+END_TEST
+
+/* Nobody served yet: the first come goes first, the later peer second. */
+START_TEST(test_late_peer_second_when_none_ran)
+{
+	struct runq *q = mkq(1000, 0, 0);
+	char id[16];
+	for (int i = 0; i < 100; i++) {
+		snprintf(id, sizeof id, "a%d", i);
+		push_ok(q, 1, 1000, NULL, 1, id);
+	}
+	push_ok(q, 2, 2000, NULL, 1, "b0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "a0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "b0");
+	drain(q);
+}
+END_TEST
+
+START_TEST(test_round_robin_three_peers)
+{
+	struct runq *q = mkq(100, 0, 0);
+	const char *peers = "abc";
+	char id[16];
+	for (int p = 0; p < 3; p++)
+		for (int i = 0; i < 3; i++) {
+			snprintf(id, sizeof id, "%c%d", peers[p], i);
+			push_ok(q, (uint64_t)p + 1, (uid_t)(1000 + p), NULL, 1, id);
+		}
+	for (int i = 0; i < 3; i++)
+		for (int p = 0; p < 3; p++) {
+			snprintf(id, sizeof id, "%c%d", peers[p], i);
+			ck_assert_str_eq(pop_id(q, false, NULL), id);
+		}
+	drain(q);
+}
+END_TEST
+
+/* A peer that resubmits as soon as its job starts keeps its place behind
+ * the peer it was served before: its turn is remembered while its job
+ * runs, so it cannot take every pick by never having anything waiting. */
+START_TEST(test_resubmit_keeps_its_place)
+{
+	struct runq *q = mkq(100, 0, 0);
+	push_ok(q, 1, 1000, NULL, 1, "a0");
+	push_ok(q, 2, 2000, NULL, 1, "b0");
+	push_ok(q, 2, 2000, NULL, 1, "b1");
+	push_ok(q, 2, 2000, NULL, 1, "b2");
+	struct job *a0, *b0;
+	ck_assert_str_eq(pop_id(q, true, &a0), "a0");
+	push_ok(q, 1, 1000, NULL, 1, "a1"); /* at once, a0 still running */
+	ck_assert_str_eq(pop_id(q, true, &b0), "b0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "a1");
+	ck_assert_str_eq(pop_id(q, false, NULL), "b1");
+	runq_done(q, a0);
+	job_free(a0);
+	runq_done(q, b0);
+	job_free(b0);
+	drain(q);
+}
+END_TEST
+
+/* Tenants of one uid are peers of their own, and so is the untagged uid. */
+START_TEST(test_tenants_are_peers)
+{
+	struct runq *q = mkq(100, 2, 0);
+	push_ok(q, 1, 1000, "x", 1, "x0");
+	push_ok(q, 1, 1000, "x", 1, "x1");
+	ck_assert_int_eq(push_rc(q, 1000, "x", 1), RUNQ_PEER_FULL);
+	push_ok(q, 1, 1000, "y", 1, "y0");
+	push_ok(q, 1, 1000, NULL, 1, "n0");
+	push_ok(q, 2, 2000, "x", 1, "other-uid-x0"); /* same tenant name, other uid */
+	ck_assert_uint_eq(runq_peer_queued(q, 1000, "x"), 2);
+	ck_assert_uint_eq(runq_peer_queued(q, 1000, "y"), 1);
+	ck_assert_uint_eq(runq_peer_queued(q, 1000, NULL), 1);
+	ck_assert_uint_eq(runq_peer_queued(q, 2000, "x"), 1);
+	ck_assert_str_eq(pop_id(q, false, NULL), "x0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "y0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "n0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "other-uid-x0");
+	ck_assert_str_eq(pop_id(q, false, NULL), "x1");
+	drain(q);
+}
+END_TEST
+
+START_TEST(test_per_peer_and_global_caps)
+{
+	struct runq *q = mkq(4, 2, 0);
+	push_ok(q, 1, 1000, NULL, 1, "a0");
+	push_ok(q, 1, 1000, NULL, 1, "a1");
+	ck_assert_int_eq(push_rc(q, 1000, NULL, 1), RUNQ_PEER_FULL);
+	push_ok(q, 2, 2000, NULL, 1, "b0");
+	/* A running job no longer counts as waiting. */
+	struct job *a0;
+	ck_assert_str_eq(pop_id(q, true, &a0), "a0");
+	push_ok(q, 1, 1000, NULL, 1, "a2");
+	push_ok(q, 3, 3000, NULL, 1, "c0");
+	ck_assert_int_eq(push_rc(q, 4000, NULL, 1), RUNQ_FULL);
+	runq_done(q, a0);
+	job_free(a0);
+	drain(q);
+}
+END_TEST
+
+struct popper {
+	struct runq *q;
+	struct job *got;
+	volatile int done;
+	pthread_t tid;
+};
+
+static void *popper_main(void *arg)
+{
+	struct popper *p = arg;
+	p->got = runq_pop(p->q);
+	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void popper_start(struct popper *p, struct runq *q)
+{
+	memset(p, 0, sizeof *p);
+	p->q = q;
+	ck_assert_int_eq(pthread_create(&p->tid, NULL, popper_main, p), 0);
+}
+
+static bool popper_done_within(struct popper *p, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		if (__atomic_load_n(&p->done, __ATOMIC_SEQ_CST))
+			return true;
+		usleep(10000);
+	}
+	return __atomic_load_n(&p->done, __ATOMIC_SEQ_CST);
+}
+
+static void finish(struct runq *q, struct job *j)
+{
+	runq_done(q, j);
+	job_free(j);
+}
+
+START_TEST(test_budget_runs_one_after_the_other)
+{
+	struct runq *q = mkq(100, 0, 100);
+	push_ok(q, 1, 1000, NULL, 60, "a");
+	push_ok(q, 2, 2000, NULL, 60, "b");
+	struct job *a;
+	ck_assert_str_eq(pop_id(q, true, &a), "a");
+	ck_assert_int_eq(runq_memory_admitted(q), 60);
+	struct popper p;
+	popper_start(&p, q);
+	ck_assert_msg(!popper_done_within(&p, 300),
+		      "b started beside a: 120 MB of a 100 MB budget");
+	size_t queued, running;
+	runq_counts(q, &queued, &running);
+	ck_assert_uint_eq(queued, 1); /* still waiting, not refused */
+	ck_assert_uint_eq(running, 1);
+	finish(q, a);
+	ck_assert(popper_done_within(&p, 5000));
+	pthread_join(p.tid, NULL);
+	ck_assert_str_eq(p.got->req.id, "b");
+	ck_assert_int_eq(runq_memory_admitted(q), 60);
+	finish(q, p.got);
+	ck_assert_int_eq(runq_memory_admitted(q), 0);
+	drain(q);
+}
+END_TEST
+
+START_TEST(test_never_fits_is_refused)
+{
+	struct runq *q = mkq(100, 0, 100);
+	ck_assert_int_eq(push_rc(q, 1000, NULL, 101), RUNQ_TOO_BIG);
+	push_ok(q, 1, 1000, NULL, 100, "whole");
+	drain(q);
+}
+END_TEST
+
+/* The job picked waits for its memory; a smaller job of another peer that
+ * would fit does not overtake it (else a stream of small jobs could starve
+ * a large one), and starts beside it once both fit. */
+START_TEST(test_picked_job_is_not_overtaken)
+{
+	struct runq *q = mkq(100, 0, 100);
+	push_ok(q, 1, 1000, NULL, 60, "a");
+	struct job *a;
+	ck_assert_str_eq(pop_id(q, true, &a), "a");
+	push_ok(q, 2, 2000, NULL, 60, "big");
+	struct popper p1, p2;
+	popper_start(&p1, q);
+	ck_assert(!popper_done_within(&p1, 200));
+	push_ok(q, 3, 3000, NULL, 10, "small");
+	popper_start(&p2, q);
+	ck_assert_msg(!popper_done_within(&p2, 300) && !p1.done,
+		      "the small job overtook the big one waiting for memory");
+	finish(q, a);
+	ck_assert(popper_done_within(&p1, 5000) && popper_done_within(&p2, 5000));
+	pthread_join(p1.tid, NULL);
+	pthread_join(p2.tid, NULL);
+	const char *x = p1.got->req.id, *y = p2.got->req.id;
+	ck_assert_msg((!strcmp(x, "big") && !strcmp(y, "small")) ||
+			  (!strcmp(x, "small") && !strcmp(y, "big")),
+		      "got %s and %s", x, y);
+	ck_assert_int_eq(runq_memory_admitted(q), 70);
+	finish(q, p1.got);
+	finish(q, p2.got);
+	drain(q);
+}
+END_TEST
+
+START_TEST(test_cancel_conn_everywhere)
+{
+	struct runq *q = mkq(100, 0, 100);
+	push_ok(q, 1, 1000, NULL, 60, "run");
+	struct job *r;
+	ck_assert_str_eq(pop_id(q, true, &r), "run");
+	push_ok(q, 7, 2000, NULL, 60, "picked-7"); /* will be picked, waiting */
+	push_ok(q, 7, 3000, "t", 1, "queued-7");
+	push_ok(q, 8, 3000, "t", 1, "queued-8");
+	struct popper p;
+	popper_start(&p, q);
+	ck_assert(!popper_done_within(&p, 200));
+	runq_cancel_conn(q, 7);
+	ck_assert(popper_done_within(&p, 5000)); /* the next one fits beside "run" */
+	pthread_join(p.tid, NULL);
+	ck_assert_str_eq(p.got->req.id, "queued-8");
+	ck_assert_uint_eq(runq_peer_queued(q, 2000, NULL), 0);
+	ck_assert_uint_eq(runq_peer_queued(q, 3000, "t"), 0);
+	size_t queued, running;
+	runq_counts(q, &queued, &running);
+	ck_assert_uint_eq(queued, 0);
+	ck_assert_uint_eq(running, 2);
+	finish(q, p.got);
+	finish(q, r);
+	drain(q);
+}
+END_TEST
+
+static void count_each(const struct job *j, void *ctx)
+{
+	(void)j;
+	(*(int *)ctx)++;
+}
+
+START_TEST(test_shutdown_tells_everyone)
+{
+	struct runq *q = mkq(100, 0, 100);
+	push_ok(q, 1, 1000, NULL, 60, "run");
+	struct job *r;
+	ck_assert_str_eq(pop_id(q, true, &r), "run");
+	push_ok(q, 2, 2000, NULL, 60, "picked");
+	push_ok(q, 3, 3000, NULL, 1, "queued");
+	struct popper p;
+	popper_start(&p, q);
+	ck_assert(!popper_done_within(&p, 200));
+	int told = 0;
+	runq_shutdown(q, count_each, &told);
+	ck_assert(popper_done_within(&p, 5000));
+	pthread_join(p.tid, NULL);
+	ck_assert_ptr_null(p.got);
+	ck_assert_int_eq(told, 3);
+	ck_assert_int_eq(push_rc(q, 4000, NULL, 1), RUNQ_FULL);
+	finish(q, r);
+	runq_free(q);
+}
+END_TEST
+
+static Suite *runq_suite(void)
+{
+	Suite *s = suite_create("server_runq");
+	TCase *t = tmain_tcase(s, "fairness", 30);
+	tcase_add_test(t, test_fifo_within_a_peer);
+	tcase_add_test(t, test_late_peer_runs_next);
+	tcase_add_test(t, test_late_peer_second_when_none_ran);
+	tcase_add_test(t, test_round_robin_three_peers);
+	tcase_add_test(t, test_resubmit_keeps_its_place);
+	tcase_add_test(t, test_tenants_are_peers);
+	tcase_add_test(t, test_per_peer_and_global_caps);
+	t = tmain_tcase(s, "budget", 30);
+	tcase_add_test(t, test_budget_runs_one_after_the_other);
+	tcase_add_test(t, test_never_fits_is_refused);
+	tcase_add_test(t, test_picked_job_is_not_overtaken);
+	tcase_add_test(t, test_cancel_conn_everywhere);
+	tcase_add_test(t, test_shutdown_tells_everyone);
+	return s;
+}
+
+int main(void)
+{
+	return tmain(runq_suite, NULL);
+}
