@@ -244,8 +244,8 @@ class Conn:
         self.fd = fd
         self.limit = limit
         self.buf = bytearray()
-        self.waiting = waiting or _Nothing()
-        self.busy = busy or _Nothing()
+        self.waiting = _Nothing() if waiting is None else waiting
+        self.busy = _Nothing() if busy is None else busy
         self.broken = None       # why the stream is unusable, or None
 
     def send(self, value):
