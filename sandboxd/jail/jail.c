@@ -33,7 +33,7 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 {
 	const struct jail_limits *lim = &job->lim;
 	memset(s, 0, sizeof *s);
-	if (job->nargs > JAIL_MAX_ARGS)
+	if (job->nargs > JAIL_MAX_ARGS || (job->peer_args && job->npeer_args > JAIL_MAX_ARGS + 2))
 		return -1;
 	s->job = job;
 	s->lim = *lim;
@@ -49,9 +49,13 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
 	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777",
 		 lim->tmpfs_mb);
+	/* With a peer, /work is the candidate's: the grader reads only the
+	 * read-only root. */
+	uid_t wuid = job->peer_args ? job->peer_uid : uid;
+	gid_t wgid = job->peer_args ? job->peer_gid : gid;
 	snprintf(s->work_opts, sizeof s->work_opts,
-		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb, (unsigned)uid,
-		 (unsigned)gid);
+		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb, (unsigned)wuid,
+		 (unsigned)wgid);
 	snprintf(s->passwd, sizeof s->passwd,
 		 "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%u:%u:sandbox:/tmp:/usr/sbin/"
 		 "nologin\n",
@@ -64,6 +68,12 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 		s->argv[a++] = job->args[i];
 	s->argv[a++] = "main.py";
 	s->argv[a] = NULL;
+	if (job->peer_args) {
+		s->peer_argv[0] = job->interpreter;
+		for (size_t i = 0; i < job->npeer_args; i++)
+			s->peer_argv[1 + i] = job->peer_args[i];
+		s->peer_argv[1 + job->npeer_args] = NULL;
+	}
 	size_t e = 0;
 	static const char *const fixed_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
 						"TMPDIR=/tmp", "LANG=C.UTF-8", NULL};
@@ -195,14 +205,18 @@ static int lift(int *fd)
 	return 0;
 }
 
-static void payload_main(const struct jail_child *orig)
+/* The main payload (peer false), or with process isolation the candidate
+ * (peer true): another uid, stdin /dev/null, no result or key channel, its
+ * end of the socketpair as fd 3 (the main payload's is its fd 5). */
+static void payload_main(const struct jail_child *orig, bool peer)
 {
 	struct jail_child cc = *orig, *c = &cc;
 	const struct jail_spec *s = c->spec;
+	bool has_peer = s->job->peer_args != NULL;
 	/* Move every descriptor above the numbers the payload's stdio and
 	 * channels take, so placing one never clobbers another. */
-	int *all[] = {&c->status_wr, &c->stdin_rd,  &c->stdout_wr, &c->stderr_wr,
-		      &c->notify_wr, &c->result_wr, &c->key_rd};
+	int *all[] = {&c->status_wr, &c->stdin_rd, &c->stdout_wr, &c->stderr_wr, &c->notify_wr,
+		      &c->result_wr, &c->key_rd,   &c->peer_main, &c->peer_cand};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		if (lift(all[i]) < 0) {
 			report_error(orig->status_wr, "moving descriptors");
@@ -220,13 +234,24 @@ static void payload_main(const struct jail_child *orig)
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			sigaction(sig, &dfl, NULL);
-	STEP(st, dup2(c->stdin_rd, 0), "stdin");
+	if (peer) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		STEP(st, null, "stdin /dev/null");
+		STEP(st, dup2(null, 0), "stdin");
+		close(null);
+	} else {
+		STEP(st, dup2(c->stdin_rd, 0), "stdin");
+	}
 	STEP(st, dup2(c->stdout_wr, 1), "stdout");
 	STEP(st, dup2(c->stderr_wr, 2), "stderr");
-	if (c->result_wr >= 0) {
+	if (peer) {
+		STEP(st, dup2(c->peer_cand, 3), "candidate channel");
+	} else if (c->result_wr >= 0) {
 		STEP(st, dup2(c->result_wr, 3), "result channel");
 		STEP(st, dup2(c->key_rd, 4), "key channel");
 	}
+	if (!peer && has_peer)
+		STEP(st, dup2(c->peer_main, 5), "candidate channel");
 	close(c->stdin_rd);
 	close(c->stdout_wr);
 	close(c->stderr_wr);
@@ -234,11 +259,20 @@ static void payload_main(const struct jail_child *orig)
 		close(c->result_wr);
 		close(c->key_rd);
 	}
+	if (has_peer) {
+		close(c->peer_main);
+		close(c->peer_cand);
+	}
 	STEP(st, rlimits_apply(&s->rl), "rlimits");
 	STEP(st, caps_drop_bounding(), "capability bounding set");
-	STEP(st, uid_apply(s->uid, s->gid), "uid/gid");
+	if (peer)
+		STEP(st, uid_apply(s->job->peer_uid, s->job->peer_gid), "uid/gid");
+	else
+		STEP(st, uid_apply(s->uid, s->gid), "uid/gid");
 	STEP(st, caps_drop_all(), "capabilities");
-	STEP(st, mounts_write_files(s), "writing files");
+	/* /work belongs to the candidate when there is one. */
+	if (peer || !has_peer)
+		STEP(st, mounts_write_files(s), "writing files");
 	int listener = -1;
 	STEP(st, scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {
@@ -246,7 +280,8 @@ static void payload_main(const struct jail_child *orig)
 		close(listener);
 	}
 	close(c->notify_wr);
-	execve(s->argv[0], (char *const *)s->argv, (char *const *)s->envp);
+	const char *const *argv = peer ? s->peer_argv : s->argv;
+	execve(argv[0], (char *const *)argv, (char *const *)s->envp);
 	report_error(st, "execve");
 	_exit(127);
 }
@@ -301,12 +336,29 @@ int jail_child_main(void *arg)
 	STEP(st, mounts_apply(s), "mounts");
 	STEP(st, net_apply(), "network");
 	STEP(st, ns_apply_uts(), "uts namespace");
+	struct jail_child pc = *c;
+	pc.peer_main = pc.peer_cand = -1;
+	if (s->job->peer_args) {
+		int sv[2];
+		STEP(st, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		     "candidate socketpair");
+		pc.peer_main = sv[0];
+		pc.peer_cand = sv[1];
+	}
 	/* A raw clone: glibc's fork() would run atfork handlers and take malloc
 	 * locks that another daemon thread may have held when we were cloned. */
 	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 	STEP(st, pid, "fork payload");
 	if (pid == 0)
-		payload_main(c);
+		payload_main(&pc, false);
+	if (s->job->peer_args) {
+		long ppid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+		STEP(st, ppid, "fork candidate");
+		if (ppid == 0)
+			payload_main(&pc, true);
+		close(pc.peer_main);
+		close(pc.peer_cand);
+	}
 	close(c->stdin_rd);
 	close(c->stdout_wr);
 	close(c->stderr_wr);

@@ -43,6 +43,12 @@ struct jail_job {
 	size_t code_len, stdin_len;
 	const struct jail_file *files;
 	size_t nfiles;
+	/* Process isolation: a second payload, the candidate, started by the init. */
+	const char *const
+	    *peer_args; /* interpreter options + script args for the candidate; NULL: none */
+	size_t npeer_args;
+	uid_t peer_uid; /* another uid than the main payload's */
+	gid_t peer_gid;
 };
 
 /* What the job's processes need, fully computed before clone() so the child
@@ -69,6 +75,7 @@ struct jail_spec {
 	char group[96];
 	struct rlimit_set rl;
 	const char *argv[JAIL_MAX_ARGS + 3];
+	const char *peer_argv[JAIL_MAX_ARGS + 4]; /* the candidate's, when job->peer_args */
 	const char *envp[10];
 	bool use_cgroup; /* the parent attaches the job before letting it go */
 };

@@ -15,6 +15,9 @@ struct jail_child {
 	int notify_wr; /* the payload sends its seccomp listener fd here */
 	int result_wr; /* test runs: becomes fd 3 of the payload, else -1 */
 	int key_rd;    /* test runs: becomes fd 4 of the payload, else -1 */
+	/* Process isolation (made by the init): the socketpair between the main
+	 * payload (its fd 5) and the peer (its fd 3); -1 without a peer. */
+	int peer_main, peer_cand;
 };
 
 enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2 };

@@ -96,7 +96,11 @@ struct results {
 
 /* The job's files: pipes and the cancel/notify channels. */
 struct job_fds {
-	int sync_w, status_r, stdin_w, notify_r, listener, pidfd, key_w;
+	int sync_w, status_r, stdin_w, notify_r, pidfd, key_w;
+	/* The seccomp listeners: the payload's, and with process isolation the
+	 * candidate's; nlisteners of them arrive on notify_r. */
+	int listener[2];
+	int nlisteners, nreceived;
 	struct stream out, err;
 	struct results res;
 };
@@ -214,7 +218,7 @@ static void drain_status(struct job_fds *f, struct jail_result *r)
 	}
 }
 
-static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool *killed)
+static void on_notify(struct job_fds *f, int i, struct jail_result *r, pid_t pid, bool *killed)
 {
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
@@ -222,14 +226,14 @@ static void on_notify(struct job_fds *f, struct jail_result *r, pid_t pid, bool 
 		kill_job(pid, killed);
 		return;
 	}
-	int rc = seccomp_notify_receive(f->listener, req);
+	int rc = seccomp_notify_receive(f->listener[i], req);
 	if (rc == 0) {
 		if (r->violation_nr < 0 && r->hit == JAIL_HIT_NONE)
 			r->violation_nr = req->data.nr;
 		/* The syscall stays blocked until the process dies: it never runs. */
 		kill_job(pid, killed);
 	} else if (rc != -EINTR && rc != -ENOENT) {
-		close_fd(&f->listener);
+		close_fd(&f->listener[i]);
 	}
 	seccomp_notify_free(req, resp);
 }
@@ -298,9 +302,9 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 				next_cpu_check = UINT64_MAX;
 			}
 		}
-		struct pollfd p[9];
-		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1, ip_ls = -1,
-		    ip_pid = -1, ip_cancel = -1, ip_res = -1;
+		struct pollfd p[10];
+		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1,
+		    ip_ls[2] = {-1, -1}, ip_pid = -1, ip_cancel = -1, ip_res = -1;
 #define ADD(fd_, ev, idx)                                                                          \
 	if ((fd_) >= 0) {                                                                          \
 		p[n].fd = (fd_);                                                                   \
@@ -313,7 +317,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		ADD(f->stdin_w, POLLOUT, ip_in);
 		ADD(f->status_r, POLLIN, ip_st);
 		ADD(f->notify_r, POLLIN, ip_nt);
-		ADD(f->listener, POLLIN, ip_ls);
+		ADD(f->listener[0], POLLIN, ip_ls[0]);
+		ADD(f->listener[1], POLLIN, ip_ls[1]);
 		ADD(reaped ? -1 : f->pidfd, POLLIN, ip_pid);
 		/* An eventfd stays readable: once seen, stop watching it. */
 		ADD(r->cancelled ? -1 : cancel_fd, POLLIN, ip_cancel);
@@ -348,11 +353,13 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		if (ip_st >= 0 && p[ip_st].revents)
 			read_status(f, r);
 		if (ip_nt >= 0 && p[ip_nt].revents) {
-			f->listener = fdpass_recv(f->notify_r, MSG_DONTWAIT);
-			close_fd(&f->notify_r);
+			int l = fdpass_recv(f->notify_r, MSG_DONTWAIT);
+			f->listener[f->nreceived++] = l;
+			if (l < 0 || f->nreceived == f->nlisteners)
+				close_fd(&f->notify_r);
 			/* Without its listener a kill-listed syscall would get ENOSYS
 			 * instead of stopping the job: never run a job that way. */
-			if (f->listener < 0 && s->job->seccomp->notify && !r->have_status) {
+			if (l < 0 && s->job->seccomp->notify && !r->have_status) {
 				set_error(r, "seccomp listener not received", EPROTO);
 				kill_job(pid, &killed);
 			}
@@ -362,10 +369,13 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		 * task's death then fails with ENOENT instead of waiting). A
 		 * hang-up means no process uses the filter any more; before Linux
 		 * 6.6 a receive then blocks forever, so the listener is closed. */
-		if (ip_ls >= 0 && (p[ip_ls].revents & POLLIN))
-			on_notify(f, r, pid, &killed);
-		else if (ip_ls >= 0 && (p[ip_ls].revents & (POLLHUP | POLLERR | POLLNVAL)))
-			close_fd(&f->listener);
+		for (int i = 0; i < 2; i++) {
+			if (ip_ls[i] >= 0 && (p[ip_ls[i]].revents & POLLIN))
+				on_notify(f, i, r, pid, &killed);
+			else if (ip_ls[i] >= 0 &&
+				 (p[ip_ls[i]].revents & (POLLHUP | POLLERR | POLLNVAL)))
+				close_fd(&f->listener[i]);
+		}
 		if (ip_cancel >= 0 && p[ip_cancel].revents) {
 			r->cancelled = true;
 			kill_job(pid, &killed);
@@ -402,7 +412,8 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			    .status_r = -1,
 			    .stdin_w = -1,
 			    .notify_r = -1,
-			    .listener = -1,
+			    .listener = {-1, -1},
+			    .nlisteners = s->job->peer_args ? 2 : 1,
 			    .pidfd = -1,
 			    .key_w = -1};
 	f.out.fd = f.err.fd = f.res.fd = -1;
@@ -419,7 +430,9 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			       .stderr_wr = pp[PIPE_STDERR][1],
 			       .notify_wr = sv[1],
 			       .result_wr = pp[PIPE_RESULT][1],
-			       .key_rd = pp[PIPE_KEY][0]};
+			       .key_rd = pp[PIPE_KEY][0],
+			       .peer_main = -1,
+			       .peer_cand = -1};
 	char *stack = malloc(CHILD_STACK);
 	if (!stack) {
 		set_error(r, "stack", ENOMEM);
@@ -483,7 +496,8 @@ out:
 	close_fd(&f.status_r);
 	close_fd(&f.stdin_w);
 	close_fd(&f.notify_r);
-	close_fd(&f.listener);
+	close_fd(&f.listener[0]);
+	close_fd(&f.listener[1]);
 	close_fd(&f.pidfd);
 	close_fd(&f.out.fd);
 	close_fd(&f.err.fd);

@@ -23,6 +23,9 @@ struct run_in {
 	const char *key;
 	long long seed;
 	const struct jail_hooks *hooks;
+	/* isolation "process": the runner is the grader, and the candidate runs
+	 * beside it in a second payload under the slot's peer uid. */
+	bool isolate;
 };
 
 /* Evidence of one finished run: what the jail saw and what its cgroup
