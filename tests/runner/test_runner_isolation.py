@@ -419,6 +419,70 @@ def mutant(rec):
     return None
 
 
+# MBPP-style tasks written for this test (no MBPP data set on these machines:
+# ../shared/datasets/README.md): (code, asserts), MBPP's setup code as the
+# first element of the asserts where a task has some.
+MBPP_LIKE = [
+    ("def max_pair(t):\n    return max(t, key=lambda p: p[1])\n",
+     ["assert max_pair([(1, 2), (3, 1)]) == (1, 2)",
+      "assert type(max_pair([(1, 2)])) is tuple"]),
+    ("def halve(xs):\n    return [x / 2 for x in xs]\n",
+     ["assert halve([2, 3]) == [1.0, 1.5]", "assert halve([]) == []",
+      "assert all(type(x) is float for x in halve([4]))"]),
+    ("def is_even(n):\n    return n % 2 == 0\n",
+     ["assert is_even(4) is True", "assert is_even(3) is False"]),
+    ("def uniq(xs):\n    return set(xs)\n",
+     ["assert uniq([1, 1, 2]) == {1, 2}", "assert uniq('aab') == {'a', 'b'}"]),
+    ("def count(s):\n    d = {}\n    for c in s:\n        d[c] = d.get(c, 0) + 1\n    return d\n",
+     ["assert count('abca') == {'a': 2, 'b': 1, 'c': 1}",
+      "assert list(count('ba')) == ['b', 'a']"]),
+    ("def big(n):\n    return 2 ** n + 1\n",
+     ["assert big(200) == 1606938044258990275541962092341162602522202993782792835301377"]),
+    ("import math\ndef safe_sqrt(x):\n    if x < 0:\n        raise ValueError('negative')\n"
+     "    return math.sqrt(x)\n",
+     ["assert abs(safe_sqrt(2) - 1.41421356) < 1e-6",
+      "try:\n    safe_sqrt(-1)\n    assert False\nexcept ValueError:\n    pass",
+      "assert math.isnan(safe_sqrt(float('nan')))"]),
+    ("def area(r):\n    return 3 * r * r\n",
+     ["import math\ndef close(a, b):\n    return abs(a - b) < 1e-9",     # setup code
+      "assert close(area(1), 3)", "assert area(0) == 0"]),
+    ("def rev(b):\n    return b[::-1]\n",
+     ["assert rev(b'ab') == b'ba'", "assert rev('ab') == 'ba'", "assert rev((1, 2)) == (2, 1)"]),
+]
+MBPP_MUTANTS = [("==", "!="), ("+", "-"), ("[::-1]", "[::1]"), ("x / 2", "x // 2"),
+                ("set(xs)", "list(set(xs))"), ("p[1]", "p[0]"), ("< 0", "> 0"),
+                ("3 * r", "3.0 * r")]
+
+
+class MbppLikeTests(RunnerTest):
+    def test_same_outcomes_in_both_modes(self):
+        """Each task's solution, a `return None` version and its mutants."""
+        jobs = []
+        for code, tests in MBPP_LIKE:
+            name = code.split("def ", 1)[1].split("(")[0]
+            variants = [code, code + "\ndef %s(*a):\n    return None\n" % name]
+            variants += [code.replace(a, b, 1) for a, b in MBPP_MUTANTS if a in code]
+            jobs += [(i == 0, {"format": "asserts", "code": c, "tests": tests})
+                     for i, c in enumerate(variants)]
+        got = {iso: [outcomes(run_job(dict(j, isolation=iso))) for _, j in jobs]
+               for iso in ("none", "process")}
+        self.assertEqual(got["none"], got["process"])
+        for (canonical, _), o in zip(jobs, got["none"]):
+            if canonical:
+                self.assertEqual(o, ["passed"] * len(o))
+        self.assertGreater(sum(1 for o in got["none"] if set(o) != {"passed"}), 12)
+
+    def test_setup_code_runs_in_the_grader(self):
+        # The first element defines a helper in the grader's namespace; the
+        # candidate cannot replace it (its own `close` is shadowed).
+        code = "def area(r):\n    return 0\ndef close(a, b):\n    return True\n"
+        tests = ["def close(a, b):\n    return abs(a - b) < 1e-9", "assert close(area(1), 3)"]
+        for iso, want in (("none", ["passed", "failed"]), ("process", ["passed", "failed"])):
+            r = self.run_job({"format": "asserts", "code": code, "tests": tests,
+                              "isolation": iso})
+            self.assertEqual(outcomes(r), want, r)
+
+
 class HumanEvalTests(RunnerTest):
     def test_same_outcomes_in_both_modes(self):
         path = os.path.join(DATASETS, "HumanEval.jsonl.gz")
