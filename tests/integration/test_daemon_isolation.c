@@ -10,7 +10,8 @@
  * key theft, monkeypatching, sys.modules and exec tampering do pass there),
  * and never a pass in process mode. The other tests check the jail's side
  * (uids, who reads the tests and /work, signals and /proc/PID/mem between
- * the two) and the request validation.
+ * the two), the request validation, and HumanEval through the jail in
+ * process mode.
  *
  * Run as root from the repository root (make integration), SBX_BUILD naming
  * the build directory. */
@@ -23,10 +24,12 @@
 #include "client/lib/sbx.h"
 #include "common/protocol.h"
 #include "tests/helpers/daemon.h"
+#include "tests/helpers/datasets.h"
 #include "tests/helpers/tcheck.h"
 #include "tests/helpers/tfeedback.h"
 #include "tests/helpers/tfile.h"
 #include "tests/helpers/tmain.h"
+#include "tests/helpers/tstr.h"
 
 #define CALL_MS 60000
 #define MAX_PROGS 32
@@ -216,6 +219,60 @@ START_TEST(test_bad_requests)
 }
 END_TEST
 
+/* HumanEval through the jail in process mode: every canonical solution
+ * passes, and a `return None` stub gets the verdict and outcome it gets in
+ * process (the same data crosses, exactly typed). */
+START_TEST(test_humaneval_process)
+{
+	NEED_DATASET("HumanEval.jsonl.gz");
+	size_t n;
+	json_t **tasks = tds_load_jsonl_gz("HumanEval.jsonl.gz", &n);
+	ck_assert_msg(n == 164, "HumanEval has %zu tasks, expected 164", n);
+	struct test_daemon d;
+	START(d, "--workers", "2");
+	json_t **reqs = calloc(3 * n, sizeof *reqs), **resps = calloc(3 * n, sizeof *resps);
+	ck_assert_ptr_nonnull(reqs);
+	ck_assert_ptr_nonnull(resps);
+	for (size_t i = 0; i < 3 * n; i++) {
+		const json_t *t = tasks[i % n];
+		size_t kind = i / n; /* 0: canonical, process; 1, 2: stub, process / none */
+		char id[64];
+		struct sb code = {0};
+		snprintf(id, sizeof id, "he-%zu-%zu", kind, i % n);
+		sb_add(&code, "%s%s", sget(t, "prompt"),
+		       kind == 0 ? sget(t, "canonical_solution") : "    return None\n");
+		reqs[i] = treq(id, sb_str(&code), "humaneval", json_string(sget(t, "test")));
+		set_str(reqs[i], F_ENTRY_POINT, sget(t, "entry_point"));
+		set_str(reqs[i], F_ISOLATION, kind == 2 ? ISOLATION_NONE : ISOLATION_PROCESS);
+		free(code.s);
+	}
+	run_batch(&d, reqs, resps, 3 * n);
+	struct sb bad = {0};
+	size_t nbad = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *tid = sget(tasks[i], "task_id");
+		if (!streq(verdict(resps[i]), "pass")) {
+			nbad++;
+			sb_add(&bad, " %s canonical: %s (%.200s)", tid, verdict(resps[i]),
+			       execution(resps[i]));
+		}
+		json_t *p = resps[n + i], *q = resps[2 * n + i];
+		if (!streq(verdict(p), verdict(q)) || !outcome(p, 0) || !outcome(q, 0) ||
+		    !streq(outcome(p, 0), outcome(q, 0))) {
+			nbad++;
+			sb_add(&bad, " %s stub: %s/%s in process mode, %s/%s in process", tid,
+			       verdict(p), outcome(p, 0), verdict(q), outcome(q, 0));
+		}
+	}
+	ck_assert_msg(nbad == 0, "%zu differences:%s", nbad, sb_cut(&bad, 20000));
+	free(bad.s);
+	tds_free_all(reqs, 3 * n);
+	tds_free_all(resps, 3 * n);
+	tds_free_all(tasks, n);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *daemon_isolation_suite(void)
 {
 	Suite *s = suite_create("daemon_isolation");
@@ -223,6 +280,7 @@ static Suite *daemon_isolation_suite(void)
 	tcase_add_test(t, test_forgeries);
 	tcase_add_test(t, test_jail_side);
 	tcase_add_test(t, test_bad_requests);
+	tcase_add_test(t, test_humaneval_process);
 	return s;
 }
 
