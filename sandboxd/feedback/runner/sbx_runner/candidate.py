@@ -132,11 +132,6 @@ class Candidate:
             return ("raise", cid, _builtin_names(t), wire._type_name(t),
                     _cap(safe_str(e), 2000), _cap(self.frames.format_exc(e), 8000))
         flush_std()
-        try:
-            wire.encode(value)
-        except wire.WireError as e:
-            return ("unsupported", cid, "the candidate returned a value the grader "
-                    "cannot receive: %s" % e)
         return ("return", cid, value)
 
 
@@ -161,7 +156,11 @@ def candidate_main():
                 reply = cand.call(*msg[1:])
             else:
                 break
-            conn.send(reply)
+            try:
+                conn.send(reply)     # encoded whole before any byte is written
+            except wire.WireError as e:
+                conn.send(("unsupported", reply[1], "the candidate returned a value "
+                           "the grader cannot receive: %s" % e))
     except (wire.PeerGone, wire.WireError):
         pass
     flush_std()
