@@ -29,6 +29,7 @@ import types
 from . import fmt_asserts, fmt_humaneval, records, wire
 from .compile_step import remember_source
 from .job import HarnessError
+from .seeding import NumpySeeder
 from .text import summarize
 
 TESTS_LABEL = "<tests>"
@@ -213,6 +214,8 @@ def run(runner, form, code):
     except CandidateError as e:
         runner.emit(records.module_error(summarize(e), summarize(e)))
         return
+    if runner.seed is not None:          # the tests' own numpy, as in process
+        sys.meta_path.insert(0, NumpySeeder(runner.seed))
     module = types.ModuleType("__test__")
     module.__file__ = TESTS_LABEL
     sys.modules["__test__"] = module
