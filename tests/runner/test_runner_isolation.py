@@ -321,6 +321,21 @@ class ProcessTests(RunnerTest):
         r = self.job(code, tests, fmt="humaneval", entry_point="f")
         self.assertEqual(outcomes(r), ["passed"], r)
 
+    def test_names_the_candidate_cannot_redirect(self):
+        # Builtins stay the grader's; a module name is recreated only when
+        # bound under its own name (math -> math, not cmath -> math).
+        r = self.job("""
+            import math
+            import cmath as m2
+            import os.path
+            len = lambda x: 99
+            def f():
+                return 1.0
+            """, ["assert len([1]) == 1", "assert math.isclose(f(), 1.0)",
+                  "assert os.path.join('a', 'b') == 'a/b'", "m2"])
+        self.assertEqual(outcomes(r), ["passed", "passed", "passed", "error"], r)
+        self.assertIn("NameError", r.of("result")[3]["message"])
+
     def test_grader_imports_nothing_from_the_work_dir(self):
         # The candidate plants a module in its cwd that the tests import:
         # the grader must not execute it.
@@ -346,7 +361,7 @@ def read_header(path):
             if not line.startswith("#"):
                 break
             k, sep, v = line[1:].partition(":")
-            if sep and k.strip() in ("format", "in-process", "process", "local"):
+            if sep and k.strip() in ("format", "in-process", "process", "local", "tests"):
                 h[k.strip()] = v.strip()
     return h
 
@@ -360,6 +375,8 @@ def grading_job(path, isolation):
         j.update(tests=HE_TESTS, entry_point="solve")
     else:
         j.update(tests=ASSERTS)
+    if "tests" in h:
+        j["tests"] = json.loads(h["tests"])
     return h, j
 
 

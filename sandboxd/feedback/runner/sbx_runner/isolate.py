@@ -9,10 +9,13 @@ answers, which the tests compare here.
 Names: the candidate's module is executed there; every top-level name it
 defines becomes, in the tests' namespace here,
   - a CandidateFunction (a proxy that calls it there) when it is callable,
-  - the same standard-library module, imported here, when it is a module,
+  - the same standard-library module, imported here, when it is a module
+    bound under its own name (_module_ok),
   - a copy, when it is data the wire carries;
 and the tests' own definitions then shadow those names (the reference
 harnesses run the solution first and the tests after it, in one module).
+Names of builtins are never taken from the candidate: the tests' `len` or
+`abs` is always the real one.
 So a helper lives on the side whose text defines it: HumanEval's poly or
 encode_cyclic are in the prompt, part of `code`, and run in the candidate
 (as in the reference harness, where the completion can redefine them); a
@@ -171,14 +174,37 @@ def _sanitize_path():
     sys.path[:] = keep
 
 
+# Standard-library modules whose import does something (opens a browser,
+# prints, starts a program): never imported on the candidate's word.
+_NO_IMPORT = {"antigravity", "this", "__hello__", "__phello__", "idlelib", "turtledemo",
+              "tkinter", "turtle", "ensurepip", "venv", "webbrowser", "test", "pydoc",
+              "lib2to3", "__main__"}
+
+
+def _module_ok(name, payload, stdlib):
+    """A module binding the grader recreates: a standard-library module
+    bound under its own name (`import math`, `import os.path` binds os,
+    `import xml.etree.ElementTree as ElementTree`), nothing else, so the
+    candidate cannot point a name the tests use at another module."""
+    if type(payload) is not str or not all(p.isidentifier() for p in payload.split(".")):
+        return False
+    top = payload.partition(".")[0]
+    return top in stdlib and top not in _NO_IMPORT and \
+        name in (top, payload.rpartition(".")[2])
+
+
 def _install(ns, peer, names):
+    """The candidate's names in the tests' namespace, except builtins' names:
+    `len` or `isinstance` in the tests stay the grader's own, whatever the
+    candidate defines under those names."""
     stdlib = getattr(sys, "stdlib_module_names", ())
     for name, kind, payload in names:
+        if name in builtins.__dict__:
+            continue
         if kind == "call":
             ns[name] = CandidateFunction(peer, name)
         elif kind == "module":
-            if type(payload) is str and payload.partition(".")[0] in stdlib and \
-                    all(part.isidentifier() for part in payload.split(".")):
+            if _module_ok(name, payload, stdlib):
                 try:
                     ns[name] = importlib.import_module(payload)
                 except Exception:
