@@ -22,6 +22,7 @@ static const char *const err_names[E_COUNT] = {
 static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval", "asserts",
 						    "stdio"};
 static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};
+static const char *const isolation_names[ISO_COUNT] = {ISOLATION_NONE, ISOLATION_PROCESS};
 static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
 						     "skipped"};
 const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	     L_WALL_MS,	    L_MEMORY_MB,
@@ -51,6 +52,11 @@ const char *proto_format_name(enum proto_format f)
 const char *proto_coverage_name(enum proto_coverage c)
 {
 	return (unsigned)c < COV_COUNT ? coverage_names[c] : "full";
+}
+
+const char *proto_isolation_name(enum proto_isolation i)
+{
+	return (unsigned)i < ISO_COUNT ? isolation_names[i] : ISOLATION_NONE;
 }
 
 const char *proto_outcome_name(enum proto_outcome o)
@@ -240,7 +246,7 @@ static int parse_tenant(const json_t *v, struct proto_request *r, struct proto_e
 
 static const char *const test_fields[] = {
     F_TESTS,	       F_FORMAT, F_ENTRY_POINT,	    F_COVERAGE,	 F_PARTIAL_TESTS,
-    F_TEST_TIMEOUT_MS, F_SEED,	 F_FLOAT_TOLERANCE, F_FAIL_FAST, NULL};
+    F_TEST_TIMEOUT_MS, F_SEED,	 F_FLOAT_TOLERANCE, F_FAIL_FAST, F_ISOLATION, NULL};
 
 static bool is_test_field(const char *key)
 {
@@ -423,6 +429,24 @@ static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_
 	if (ff && !json_is_boolean(ff))
 		return fail(err, E_BAD_REQUEST, "\"fail_fast\" must be true or false");
 	r->fail_fast = json_is_true(ff);
+	json_t *iso = json_object_get(root, F_ISOLATION);
+	if (iso) {
+		int i = ISO_COUNT;
+		for (int k = 0; json_is_string(iso) && k < ISO_COUNT; k++)
+			if (strcmp(json_string_value(iso), isolation_names[k]) == 0)
+				i = k;
+		if (i == ISO_COUNT)
+			return fail(err, E_BAD_REQUEST, "\"isolation\" must be none or process");
+		if (i == ISO_PROCESS && r->format != FMT_HUMANEVAL && r->format != FMT_ASSERTS)
+			return fail(err, E_BAD_REQUEST,
+				    "\"isolation\": \"process\" is for the call-based formats "
+				    "(humaneval, asserts); %s runs %s",
+				    format_names[r->format],
+				    r->format == FMT_STDIO
+					? "each case in its own process already"
+					: "its tests in the candidate's process");
+		r->isolation = (enum proto_isolation)i;
+	}
 	if (r->format == FMT_STDIO && r->stdin_data)
 		return fail(err, E_BAD_REQUEST,
 			    "stdio takes each case's input from \"tests\", "

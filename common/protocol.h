@@ -32,6 +32,7 @@
 #define F_SEED "seed"
 #define F_FLOAT_TOLERANCE "float_tolerance"
 #define F_FAIL_FAST "fail_fast"
+#define F_ISOLATION "isolation"
 #define F_CASE_INPUT "input"
 #define F_CASE_OUTPUT "output"
 
@@ -104,6 +105,11 @@ enum proto_op { OP_RUN, OP_PING };
 
 enum proto_format { FMT_NONE, FMT_UNITTEST, FMT_HUMANEVAL, FMT_ASSERTS, FMT_STDIO, FMT_COUNT };
 enum proto_coverage { COV_FULL, COV_PARTIAL, COV_NONE, COV_COUNT };
+/* Where the candidate runs for call-based formats: in the tests' process (the
+ * reference harnesses' way, the default) or in a process of its own. */
+enum proto_isolation { ISO_NONE, ISO_PROCESS, ISO_COUNT };
+#define ISOLATION_NONE "none"
+#define ISOLATION_PROCESS "process"
 enum proto_outcome { OUT_PASSED, OUT_FAILED, OUT_ERROR, OUT_TIMEOUT, OUT_SKIPPED, OUT_COUNT };
 
 enum proto_verdict {
@@ -151,6 +157,7 @@ const char *proto_limit_hit_name(enum proto_limit_hit h); /* NULL for HIT_NONE *
 const char *proto_errcode_name(enum proto_errcode e);
 const char *proto_format_name(enum proto_format f); /* NULL for FMT_NONE */
 const char *proto_coverage_name(enum proto_coverage c);
+const char *proto_isolation_name(enum proto_isolation i);
 const char *proto_outcome_name(enum proto_outcome o);
 /* Parses a name back; -1 when unknown. */
 int proto_outcome_parse(const char *name);
@@ -220,6 +227,7 @@ struct proto_request {
 	long long seed;		/* -1: none */
 	double float_tolerance; /* < 0: exact comparison */
 	bool fail_fast;		/* stdio: stop at the first case that does not pass */
+	enum proto_isolation isolation;
 };
 
 struct proto_error {

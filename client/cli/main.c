@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"               [--entry-point NAME] [--coverage full|partial|none]\n"
 		"               [--partial-tests N] [--test-timeout SEC] [--seed N]\n"
 		"               [--float-tolerance X] [--case-cpu SEC] [--case-wall SEC]\n"
-		"               [--fail-fast] CODE_FILE\n"
+		"               [--fail-fast] [--isolation none|process] CODE_FILE\n"
 		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
 		"For asserts and stdio, the tests FILE is a JSON array. --explain prints the\n"
 		"feedback a model would see instead of the JSON.\n");
@@ -207,9 +207,11 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		} else if (strcmp(a, "--tests") == 0) {
 			tests_path = v;
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
-			   strcmp(a, "--coverage") == 0) {
+			   strcmp(a, "--coverage") == 0 || strcmp(a, "--isolation") == 0) {
+			/* The daemon checks the values (and which formats take them). */
 			const char *field = strcmp(a, "--format") == 0	      ? F_FORMAT
 					    : strcmp(a, "--entry-point") == 0 ? F_ENTRY_POINT
+					    : strcmp(a, "--isolation") == 0   ? F_ISOLATION
 									      : F_COVERAGE;
 			json_object_set_new(req, field, json_string(v));
 		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0) {

@@ -37,6 +37,13 @@ char *runner_job_json(const struct proto_request *req, const char *format)
 	    req->entry_point ? json_string(req->entry_point) : json_null(), "test_timeout_ms",
 	    req->test_timeout_ms > 0 ? json_integer(req->test_timeout_ms) : json_null(), "seed",
 	    req->seed >= 0 ? json_integer(req->seed) : json_null(), "filename", "solution.py");
+	/* The runner's own key name ("isolation"), not the protocol's: the job
+	 * description is the runner's interface (sbx_runner/__init__.py). */
+	if (o && req->isolation == ISO_PROCESS && strcmp(format, "compile") != 0 &&
+	    json_object_set_new(o, "isolation", json_string(ISOLATION_PROCESS)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

@@ -257,6 +257,12 @@ int mounts_apply(const struct jail_spec *s)
 			  write_bytes("sandboxd/runner.py", s->runner_src, s->runner_len) < 0 ||
 			  write_bytes("sandboxd/job.json", s->job_json, s->job_len) < 0))
 		return -1;
+	/* With a candidate process (another uid), the tests are the grader's
+	 * alone: the candidate cannot read them to answer from them. */
+	if (s->runner && s->job->peer_args &&
+	    (chown("sandboxd/job.json", s->uid, s->gid) < 0 ||
+	     chmod("sandboxd/job.json", 0400) < 0))
+		return -1;
 	if (mkdir("tmp", 01777) < 0 ||
 	    mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0 ||
 	    mkdir("work", 0755) < 0 ||

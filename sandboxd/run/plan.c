@@ -31,8 +31,13 @@ static bool plan_run_runner(const struct config *cfg, int slot, const struct job
 		return true;
 	}
 	struct jail_hooks h = {fb_on_record, fb_deadline, fb};
-	struct run_in in = {
-	    .job_json = job, .job_len = strlen(job), .key = key, .seed = j->req.seed, .hooks = &h};
+	struct run_in in = {.job_json = job,
+			    .job_len = strlen(job),
+			    .key = key,
+			    .seed = j->req.seed,
+			    .hooks = &h,
+			    .isolate =
+				j->req.isolation == ISO_PROCESS && strcmp(format, "compile") != 0};
 	run_one(cfg, slot, j, &in, f);
 	free(job);
 	return !f->r.cancelled;

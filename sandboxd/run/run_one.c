@@ -67,17 +67,48 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 	return files;
 }
 
+/* isolation "process": the grader gets the profile's interpreter options and
+ * -s (no user site directory: /tmp, where HOME points, is shared with the
+ * candidate, which could plant a .pth file there before the grader starts);
+ * the candidate, the profile's options, the runner and "candidate". Its uid
+ * is the slot's second one, uid_base + workers + slot. */
+static int run_peer(const struct config *cfg, int slot, const struct job *j, struct jail_job *jj,
+		    const char **gargs, const char **pargs)
+{
+	const struct profile *p = j->prof;
+	if (p->nargs + 2 > JAIL_MAX_ARGS)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < p->nargs; i++)
+		gargs[n++] = pargs[i] = p->args[i];
+	gargs[n++] = "-s";
+	pargs[p->nargs] = "/sandboxd/runner.py";
+	pargs[p->nargs + 1] = "candidate";
+	jj->args = gargs;
+	jj->nargs = n;
+	jj->peer_args = pargs;
+	jj->npeer_args = p->nargs + 2;
+	jj->peer_uid = cfg->uid_base + (uid_t)cfg->workers + (uid_t)slot;
+	jj->peer_gid = (gid_t)jj->peer_uid;
+	return 0;
+}
+
 static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 			const struct run_in *in, struct cg_job *cgj, struct run_facts *f)
 {
 	struct jail_job jj;
 	struct jail_spec spec;
+	const char *gargs[JAIL_MAX_ARGS], *pargs[JAIL_MAX_ARGS];
 	uid_t uid = cfg->uid_base + (uid_t)slot;
 	struct jail_file *files = run_jail_job(j, &jj);
 	if (files && in && in->cpu_ms > 0)
 		jj.lim.cpu_ms = in->cpu_ms;
 	if (files && in && in->wall_ms > 0)
 		jj.lim.wall_ms = in->wall_ms;
+	if (files && in && in->isolate && run_peer(cfg, slot, j, &jj, gargs, pargs) < 0) {
+		free(files);
+		files = NULL;
+	}
 	if (!files || jail_spec_init(&spec, &jj, uid, (gid_t)uid, cfg->root_dir, cgj != NULL) < 0) {
 		snprintf(f->error, sizeof f->error, "cannot prepare the jail");
 		free(files);

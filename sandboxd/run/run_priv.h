@@ -24,6 +24,9 @@ struct run_in {
 	long long seed;
 	const struct jail_hooks *hooks;
 	long cpu_ms, wall_ms; /* > 0: this run's own limits (a stdio case's share) */
+	/* isolation "process": the runner is the grader, and the candidate runs
+	 * beside it in a second payload under the slot's peer uid. */
+	bool isolate;
 };
 
 /* Evidence of one finished run: what the jail saw and what its cgroup

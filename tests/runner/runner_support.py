@@ -123,7 +123,8 @@ class Run:
             json.dumps(self.records, indent=1), self.stdout[-2000:], self.stderr[-2000:])
 
 
-def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",)):
+def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",),
+            quiet_candidate=True):
     """Runs the runner (the bundle, unless runner names another file) on job;
     returns every record it wrote."""
     runner = runner or RUNNER
@@ -144,17 +145,42 @@ def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",)):
            "LANG": "C.UTF-8", "SBX_RUNNER_JOB": job_path}
     if job.get("seed") is not None:
         env["PYTHONHASHSEED"] = str(job["seed"])
+    peer_fds, cand = (), None
+    if job.get("isolation") == "process":
+        # The candidate process, as the jail's init starts it beside the
+        # runner (there under another uid): the socket's other end is its
+        # fd 3 (here named by SBX_CANDIDATE_FD), the runner's fd 5 (here
+        # SBX_RUNNER_PEER_FD).
+        import socket
+        ga, ca = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        import fcntl
+        # Above every number the wrapper uses.
+        gfd = fcntl.fcntl(ga.fileno(), fcntl.F_DUPFD_CLOEXEC, 200)
+        cfd = fcntl.fcntl(ca.fileno(), fcntl.F_DUPFD_CLOEXEC, 200)
+        ga.close()
+        ca.close()
+        cenv = dict(env, SBX_CANDIDATE_FD=str(cfd))
+        cenv.pop("SBX_RUNNER_JOB")
+        cand = subprocess.Popen([PYTHON, *flags, runner, "candidate"], cwd=work,
+                                env=cenv, pass_fds=(cfd,), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL if quiet_candidate else None,
+                                start_new_session=True)
+        os.close(cfd)
+        env["SBX_RUNNER_PEER_FD"] = str(gfd)
+        peer_fds = (gfd,)
     if env_fds:
         argv = [PYTHON, *flags, runner]
         env["SBX_RUNNER_KEY_FD"], env["SBX_RUNNER_RESULT_FD"] = str(kr), str(rw)
     else:
         argv = [PYTHON, "-c", WRAPPER, str(rw), str(kr), PYTHON, *flags, runner]
     t0 = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=work, env=env, pass_fds=(kr, rw),
+    proc = subprocess.Popen(argv, cwd=work, env=env, pass_fds=(kr, rw) + peer_fds,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     os.close(kr)
     os.close(rw)
+    for fd in peer_fds:
+        os.close(fd)
     chunks = []
 
     def reader():
@@ -178,6 +204,12 @@ def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",)):
             os.killpg(proc.pid, signal.SIGKILL)   # stray children, if any
         except OSError:
             pass
+        if cand is not None:
+            try:
+                os.killpg(cand.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            cand.wait()
         os.close(rr)
         shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.monotonic() - t0

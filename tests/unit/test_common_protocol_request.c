@@ -477,6 +477,25 @@ static const struct bad_case bad[] = {
      E_BAD_REQUEST, "F", "stdio only"},
     {"fail_fast plain run", "{\"id\":\"F\",\"code\":\"x\",\"fail_fast\":false}", E_BAD_REQUEST, "F",
      "fail_fast"},
+    /* isolation: a known value, only for the call-based formats */
+    {"isolation unknown",
+     "{\"id\":\"I\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+     "\"isolation\":\"thread\"}",
+     E_BAD_REQUEST, "I", "none or process"},
+    {"isolation not a string",
+     "{\"id\":\"I\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+     "\"isolation\":1}",
+     E_BAD_REQUEST, "I", "none or process"},
+    {"isolation process for unittest",
+     "{\"id\":\"I\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+     "\"isolation\":\"process\"}",
+     E_BAD_REQUEST, "I", "call-based"},
+    {"isolation process for stdio",
+     "{\"id\":\"I\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"isolation\":\"process\"}",
+     E_BAD_REQUEST, "I", "call-based"},
+    {"isolation without tests", "{\"id\":\"I\",\"code\":\"x\",\"isolation\":\"process\"}",
+     E_BAD_REQUEST, "I", "needs"},
 };
 
 START_TEST(test_bad_request)
@@ -724,6 +743,35 @@ START_TEST(test_files_non_conflicts)
 }
 END_TEST
 
+START_TEST(test_isolation_values)
+{
+	static const struct {
+		const char *line;
+		enum proto_isolation want;
+	} cases[] = {
+	    {"{\"id\":\"i\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"]}",
+	     ISO_NONE},
+	    {"{\"id\":\"i\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+	     "\"isolation\":\"process\"}",
+	     ISO_PROCESS},
+	    {"{\"id\":\"i\",\"code\":\"x\",\"format\":\"humaneval\",\"tests\":\"t\","
+	     "\"entry_point\":\"f\",\"isolation\":\"process\"}",
+	     ISO_PROCESS},
+	    {"{\"id\":\"i\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+	     "\"isolation\":\"none\"}",
+	     ISO_NONE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct proto_request r;
+		parse_ok("isolation", cases[i].line, &r);
+		ck_assert_int_eq(r.isolation, cases[i].want);
+		proto_request_free(&r);
+	}
+	ck_assert_str_eq(proto_isolation_name(ISO_PROCESS), "process");
+	ck_assert_str_eq(proto_isolation_name(ISO_NONE), "none");
+}
+END_TEST
+
 START_TEST(test_bounds_default)
 {
 	struct proto_bounds b;
@@ -754,6 +802,7 @@ static Suite *protocol_request_suite(void)
 	tcase_add_test(ok, test_tenant_field);
 	tcase_add_test(ok, test_files_non_conflicts);
 	tcase_add_test(ok, test_bounds_default);
+	tcase_add_test(ok, test_isolation_values);
 	suite_add_tcase(s, ok);
 
 	TCase *bad_tc = tcase_create("invalid");

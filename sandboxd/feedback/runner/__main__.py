@@ -1,4 +1,11 @@
-"""Entry point of the runner bundle (runner.pyz); see sbx_runner/__init__.py."""
-from sbx_runner.main import main
+"""Entry point of the runner bundle (runner.pyz); see sbx_runner/__init__.py.
+`runner.pyz candidate` is the candidate process of isolation "process"
+(sbx_runner/candidate.py)."""
+import sys
 
-main()
+if sys.argv[1:] == ["candidate"]:
+    from sbx_runner.candidate import candidate_main
+    candidate_main()
+else:
+    from sbx_runner.main import main
+    main()

@@ -12,11 +12,19 @@ Inputs
   /sandboxd/job.json  {"format": "unittest"|"humaneval"|"asserts"|"compile",
                        "code": str, "tests": str | [str] | null,
                        "entry_point": str|null, "test_timeout_ms": int|null,
-                       "seed": int|null, "filename": "solution.py"}
+                       "seed": int|null, "filename": "solution.py"
+                       [, "isolation": "process"]}
   fd 4                32 hex characters (the key), then EOF
   fd 3                write end of the result pipe
-  (SBX_RUNNER_JOB, SBX_RUNNER_KEY_FD, SBX_RUNNER_RESULT_FD override these for
-  the runner's own tests; the daemon does not set them.)
+  fd 5                isolation "process" only: the stream socket to the
+                      candidate process
+  (SBX_RUNNER_JOB, SBX_RUNNER_KEY_FD, SBX_RUNNER_RESULT_FD, SBX_RUNNER_PEER_FD
+  override these for the runner's own tests; the daemon does not set them.)
+
+`runner.py candidate` is the other process of isolation "process": fd 3 is
+its end of the socket (SBX_CANDIDATE_FD overrides it in tests); it has no
+key and no result channel, executes the candidate's code and answers the
+grader's calls with data (candidate.py, wire.py, isolate.py).
 
 Records, one compact JSON object per line, each with "key", in this order
 (names and caps: common/records.h; the protocol: docs/protocol.md):
@@ -33,8 +41,9 @@ A test with a start and no result, or a run without done, did not finish:
 the daemon counts it as an error.  Records are written with os.write on a
 private CLOEXEC duplicate of fd 3, so stdout and stderr (the candidate's)
 never carry them, and a candidate closing fd 3 does not silence the runner.
-Candidate code runs in this process and can interfere on purpose (it can
-find the key in memory); that is documented, not defended here.
+By default candidate code runs in this process and can interfere on purpose
+(it can find the key in memory); that is documented, not defended here.
+With isolation "process" no candidate code runs in this process.
 
 Modules, one concern each:
   records_h      the protocol's names and caps (generated from records.h)
@@ -48,5 +57,8 @@ Modules, one concern each:
   compile_step   compiling the candidate, and the module with its tests
   fmt_asserts, fmt_humaneval, fmt_unittest   one module per format
   core           one test's life, and the job from compile to done
+  isolate        isolation "process": the grader's side (proxies, the calls)
+  candidate      isolation "process": the candidate process
+  wire           the data-only serializer and framing between the two
   main           start-up: fds, isolation, then the job
 """

@@ -8,7 +8,7 @@ import sys
 import time
 import types
 
-from . import fmt_asserts, fmt_humaneval, fmt_unittest, frames, records
+from . import fmt_asserts, fmt_humaneval, fmt_unittest, frames, isolate, records
 from .channel import flush_std
 from .compile_step import compile_candidate
 from .job import HarnessError
@@ -49,8 +49,9 @@ def _detach_runner():
 
 
 class Runner:
-    def __init__(self, chan, job):
+    def __init__(self, chan, job, peer_fd=None):
         self.chan = chan
+        self.peer_fd = peer_fd   # isolation "process": the candidate's socket
         self.job = job
         self.filename = job["filename"]
         self.frames = frames.Frames(self.filename)
@@ -162,6 +163,12 @@ class Runner:
         if cand is None or fmt == "compile":
             return
         form = FORMATS[fmt]
+        if job.get("isolation") == "process":
+            try:
+                isolate.run(self, form, code)
+            except HarnessError as e:
+                self.emit(records.harness_error(str(e)))
+            return
         try:
             src, mod_code, tests = form.prepare(self, code, cand)
         except HarnessError as e:

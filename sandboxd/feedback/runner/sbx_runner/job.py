@@ -46,6 +46,9 @@ def load_job(path):
     tmo = job.get("test_timeout_ms")
     if tmo is not None and tmo <= 0:
         raise HarnessError("test_timeout_ms must be positive")
+    iso = job.get("isolation", "none")
+    if iso not in ("none", "process"):
+        raise HarnessError("unknown isolation %r" % (iso,))
     fn = job.get("filename") or "solution.py"
     if (not isinstance(fn, str) or len(fn) > 255 or
             any(c in fn for c in "\n\r\0\"")):

@@ -13,7 +13,22 @@ from .core import Runner
 from .job import HarnessError, load_job
 
 JOB_PATH = "/sandboxd/job.json"
-TEST_ENV = ("SBX_RUNNER_JOB", "SBX_RUNNER_KEY_FD", "SBX_RUNNER_RESULT_FD")
+TEST_ENV = ("SBX_RUNNER_JOB", "SBX_RUNNER_KEY_FD", "SBX_RUNNER_RESULT_FD",
+            "SBX_RUNNER_PEER_FD")
+
+
+def take_peer(job):
+    """isolation "process": the candidate's socket (fd 5), moved to a private
+    CLOEXEC fd like the result channel; None in the default mode."""
+    if job.get("isolation") != "process" or job.get("format") == "compile":
+        return None
+    fd = env_fd("SBX_RUNNER_PEER_FD", 5)
+    try:
+        own = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PRIVATE_FD_MIN)
+    except OSError:
+        return None
+    os.close(fd)
+    return own
 
 
 def main():
@@ -35,11 +50,13 @@ def main():
     chan = Channel(out_fd, key)
     os.register_at_fork(after_in_child=chan.forked)
     job_path = os.environ.get("SBX_RUNNER_JOB", JOB_PATH)
-    for k in TEST_ENV:
-        os.environ.pop(k, None)
     runner = None
     try:
-        runner = Runner(chan, load_job(job_path))
+        job = load_job(job_path)
+        peer_fd = take_peer(job)
+        for k in TEST_ENV:
+            os.environ.pop(k, None)
+        runner = Runner(chan, job, peer_fd)
         runner.run()
     except HarnessError as e:
         chan.emit(records.harness_error(str(e)))
