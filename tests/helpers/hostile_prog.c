@@ -577,6 +577,12 @@ bool is_persist(const char *path)
 	return strncmp(base ? base + 1 : path, "persist_", 8) == 0;
 }
 
+bool is_client_script(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return strncmp(base ? base + 1 : path, "client_", 7) == 0;
+}
+
 bool has_requires(const char *path)
 {
 	char *src = tf_slurp(path);
