@@ -34,6 +34,7 @@ static void usage(FILE *f)
 	    "usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
 	    "                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
 	    "                [--queue N] [--max-request BYTES] [--runner FILE]\n"
+	    "                [--max-response-mb N] [--max-connections N] [--buffer-budget-mb N]\n"
 	    "                [--cgroup-parent CGPATH | --no-cgroups]\n"
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n");
@@ -103,6 +104,15 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 		} else if (strcmp(a, "--max-request") == 0 &&
 			   num_parse_long(val, 1024, 1L << 30, &v) == 0) {
 			c->bounds.max_line = (size_t)v;
+		} else if (strcmp(a, "--max-response-mb") == 0 &&
+			   num_parse_long(val, 1, 4096, &v) == 0) {
+			c->max_response = (size_t)v << 20;
+		} else if (strcmp(a, "--max-connections") == 0 &&
+			   num_parse_long(val, 1, 1L << 20, &v) == 0) {
+			c->max_conns = (size_t)v;
+		} else if (strcmp(a, "--buffer-budget-mb") == 0 &&
+			   num_parse_long(val, 16, 1L << 20, &v) == 0) {
+			c->buffer_budget = (size_t)v << 20;
 		} else if (strcmp(a, "--uid-base") == 0 &&
 			   num_parse_long(val, 1000, 1L << 30, &v) == 0) {
 			c->uid_base = (uid_t)v;
@@ -230,6 +240,8 @@ int main(int argc, char **argv)
 	cfg.uid_base = 61000;
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
 	proto_bounds_default(&cfg.bounds);
+	cfg.max_response = (size_t)64 << 20;
+	cfg.max_conns = 4096;
 	default_path("../policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
 	/* The runner bundle the build writes beside the binary (make all). */
 	default_path("runner.pyz", "/usr/local/share/sandboxd/runner.pyz", runner, sizeof runner);

@@ -71,6 +71,9 @@ struct jail_spec {
 	const char *argv[JAIL_MAX_ARGS + 3];
 	const char *envp[10];
 	bool use_cgroup; /* the parent attaches the job before letting it go */
+	/* stdout and stderr together, in encoded bytes (each is capped at
+	 * output_kb on its own); 0: twice output_kb */
+	size_t output_total;
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */

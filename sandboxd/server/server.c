@@ -146,6 +146,26 @@ static bool conn_queue(struct conn *c, const char *line)
 	return true;
 }
 
+/* conn_queue for a posted response: when nothing else is waiting, the line
+ * itself becomes the output buffer (realloc for the newline moves no bytes
+ * of a large block), so a big response is never copied. *line is taken. */
+static bool conn_queue_owned(struct conn *c, char **line)
+{
+	if (c->out_off < c->out_len)
+		return conn_queue(c, *line);
+	size_t n = strlen(*line);
+	char *nb = realloc(*line, n + 2);
+	if (!nb)
+		return conn_queue(c, *line);
+	nb[n] = '\n';
+	free(c->out);
+	c->out = nb;
+	c->out_len = n + 1;
+	c->out_off = 0;
+	*line = NULL;
+	return true;
+}
+
 static bool conn_error(struct conn *c, const char *id, enum proto_errcode code, const char *msg)
 {
 	char *line = proto_error_line(id, code, msg);
@@ -310,6 +330,12 @@ static bool conn_write(struct conn *c)
 			return errno == EAGAIN || errno == EINTR;
 		c->out_off += (size_t)n;
 	}
+	/* A large reply, once sent, gives its memory back at once. */
+	if (c->out_len > 65536) {
+		free(c->out);
+		c->out = NULL;
+		c->out_len = c->out_off = 0;
+	}
 	return true;
 }
 
@@ -322,7 +348,7 @@ static void deliver_posted(void)
 		for (struct conn *c = conns; c; c = c->next)
 			if (c->id == p->conn_id) {
 				c->pending--;
-				if (!conn_queue(c, p->line))
+				if (!conn_queue_owned(c, &p->line))
 					c->dead = true;
 				break;
 			}
