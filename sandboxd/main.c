@@ -21,6 +21,7 @@
 #include "sandboxd/config.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
+#include "sandboxd/server/fds.h"
 #include "sandboxd/server/runq.h"
 #include "sandboxd/server/server.h"
 #include "sandboxd/server/worker.h"
@@ -309,6 +310,10 @@ int main(int argc, char **argv)
 	}
 	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	struct runq *q = runq_new(cfg.queue_capacity);
+	if (fds_setup(&cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
 	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;

@@ -4,6 +4,7 @@
  * output queue until it is dropped. */
 #include "sandboxd/server/server.h"
 
+#include "sandboxd/server/fds.h"
 #include "sandboxd/server/post.h"
 
 #include <errno.h>
@@ -29,7 +30,7 @@
 #include "common/errfmt.h"
 #include "common/clock.h"
 
-#define MAX_CONNS 4096
+#define ACCEPT_PAUSE_MS 100	/* out of descriptors and no spare: wait, do not spin */
 #define MAX_UNSENT (512u << 20) /* a client that reads nothing is dropped past this */
 
 struct conn {
@@ -50,6 +51,8 @@ static int listen_fd = -1, wake_fd = -1;
 static struct conn *conns;
 static size_t nconns;
 static uint64_t next_conn_id = 1;
+static char *full_line; /* the refusal of a client past the limits */
+static uint64_t accept_resume_ms;
 
 int server_listen(const struct config *cfg, char *err, size_t errlen)
 {
@@ -83,6 +86,13 @@ int server_listen(const struct config *cfg, char *err, size_t errlen)
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
 		goto fail;
+	char *busy = proto_error_line(NULL, E_BUSY, "too many connections; retry later");
+	if (!busy || asprintf(&full_line, "%s\n", busy) < 0) {
+		free(busy);
+		full_line = NULL;
+		goto fail;
+	}
+	free(busy);
 	return 0;
 fail:
 	snprintf(err, errlen, "socket %s: %s", cfg->socket_path, errfmt_desc(errno));
@@ -191,14 +201,29 @@ static void conn_close(struct conn **pp, struct runq *q)
 static bool accept_one(const struct config *cfg)
 {
 	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+		return true;
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+		int shed = fds_shed(listen_fd, full_line, strlen(full_line));
+		if (shed < 0) {
+			static uint64_t logged_ms;
+			accept_resume_ms = clock_mono_ms() + ACCEPT_PAUSE_MS;
+			if (accept_resume_ms > logged_ms + 10000) {
+				log_msg("accept: %s; pausing new connections", errfmt_desc(errno));
+				logged_ms = accept_resume_ms;
+			}
+		}
+		return shed > 0;
+	}
 	if (fd < 0)
 		return false;
 	struct ucred cr;
 	socklen_t len = sizeof cr;
 	struct conn tmp = {.fd = fd};
+	/* A connection never takes the descriptors kept for jobs. */
+	bool full = nconns >= cfg->max_conns || !fds_room(fd);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || !peer_allowed(cfg, &cr) ||
-	    nconns >= MAX_CONNS) {
-		bool full = nconns >= MAX_CONNS;
+	    full) {
 		conn_error(&tmp, NULL, full ? E_BUSY : E_FORBIDDEN,
 			   full ? "too many connections" : "this uid/gid is not served");
 		if (tmp.out)
@@ -400,8 +425,8 @@ void server_free_posted(void)
 
 int server_run(const struct config *cfg, struct runq *q, int sigfd)
 {
-	struct pollfd *pfd = calloc(MAX_CONNS + 3, sizeof *pfd);
-	struct conn **idx = calloc(MAX_CONNS, sizeof *idx);
+	struct pollfd *pfd = calloc(cfg->max_conns + 3, sizeof *pfd);
+	struct conn **idx = calloc(cfg->max_conns, sizeof *idx);
 	if (!pfd || !idx) {
 		free(pfd);
 		free(idx);
@@ -409,17 +434,19 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 	}
 	for (;;) {
 		nfds_t n = 0;
-		pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+		uint64_t now = clock_mono_ms();
+		bool paused = now < accept_resume_ms;
+		pfd[n++] = (struct pollfd){.fd = listen_fd, .events = paused ? 0 : POLLIN};
 		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
 		size_t k = 0;
-		for (struct conn *c = conns; c && k < MAX_CONNS; c = c->next) {
+		for (struct conn *c = conns; c && k < cfg->max_conns; c = c->next) {
 			short ev =
 			    (c->read_closed ? 0 : POLLIN) | (c->out_off < c->out_len ? POLLOUT : 0);
 			idx[k++] = c;
 			pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 		}
-		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, paused ? (int)(accept_resume_ms - now) : -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[2].revents) {
 			struct signalfd_siginfo si;
@@ -463,5 +490,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 		conn_close(&conns, q);
 	free(pfd);
 	free(idx);
+	free(full_line);
+	full_line = NULL;
 	return 0;
 }

@@ -47,6 +47,24 @@ def connect(path=None, timeout=30.0):
     return s
 
 
+def connect_patiently(path=None, wait=2.0):
+    """A connection, waiting up to `wait` s for room in the listen backlog
+    (a non-blocking AF_UNIX connect fails with EAGAIN while it is full);
+    None when the daemon did not make room."""
+    end = time.monotonic() + wait
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.setblocking(False)
+        try:
+            s.connect(path or SOCK)
+            return s
+        except BlockingIOError:
+            s.close()
+            if time.monotonic() > end:
+                return None
+            time.sleep(0.02)
+
+
 def send(s, obj):
     """Sends one request line (a dict is encoded as JSON, bytes go as they are)."""
     data = obj if isinstance(obj, bytes) else json.dumps(obj).encode() + b"\n"
