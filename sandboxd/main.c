@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "sandboxd/config.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
+#include "sandboxd/server/budget.h"
 #include "sandboxd/server/fds.h"
 #include "sandboxd/server/runq.h"
 #include "sandboxd/server/server.h"
@@ -314,6 +316,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
+	/* Large buffers (request lines, responses) are mapped on their own, so
+	 * freeing one gives it back to the host at once: glibc's dynamic
+	 * threshold would otherwise move them to the heap after the first free,
+	 * where a client's freed line stays in the daemon's RSS. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	if (!cfg.buffer_budget)
+		cfg.buffer_budget = budget_default(&cfg);
+	budget_init(cfg.buffer_budget);
 	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;
@@ -322,8 +332,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: cannot start workers\n");
 		return 1;
 	}
-	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)", cfg.socket_path,
-		cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir, cfg.profiles.n);
+	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s); at most %zu "
+		"connections, %zu MiB of buffers, %zu MiB per response",
+		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir,
+		cfg.profiles.n, cfg.max_conns, cfg.buffer_budget >> 20, cfg.max_response >> 20);
 	server_run(&cfg, q, sigfd);
 	/* Cancelled jobs end within a second or two (kill, reap, cgroup
 	 * emptied); a worker stuck past this is abandoned, not waited for. */

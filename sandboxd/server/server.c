@@ -4,6 +4,7 @@
  * output queue until it is dropped. */
 #include "sandboxd/server/server.h"
 
+#include "sandboxd/server/budget.h"
 #include "sandboxd/server/fds.h"
 #include "sandboxd/server/post.h"
 
@@ -44,6 +45,7 @@ struct conn {
 	char *out;
 	size_t out_len, out_off;
 	size_t pending; /* jobs queued or running for this connection */
+	size_t charged; /* what its buffers count against the global budget */
 	struct conn *next;
 };
 
@@ -138,6 +140,18 @@ static bool peer_allowed(const struct config *cfg, const struct ucred *cr)
 	return false;
 }
 
+/* The connection's buffers against the global budget: input beyond the
+ * first BUDGET_IN_BASE bytes, and every byte of output it holds. */
+static size_t in_charge(size_t in_cap)
+{
+	return in_cap > BUDGET_IN_BASE ? in_cap - BUDGET_IN_BASE : 0;
+}
+
+static void conn_account(struct conn *c)
+{
+	budget_charge(&c->charged, in_charge(c->in_cap) + c->out_len);
+}
+
 /* Appends one response line; false when the client's backlog is too big. */
 static bool conn_queue(struct conn *c, const char *line)
 {
@@ -153,6 +167,7 @@ static bool conn_queue(struct conn *c, const char *line)
 	memcpy(c->out + c->out_len, line, n);
 	c->out[c->out_len + n] = '\n';
 	c->out_len += n + 1;
+	conn_account(c);
 	return true;
 }
 
@@ -173,6 +188,7 @@ static bool conn_queue_owned(struct conn *c, char **line)
 	c->out_len = n + 1;
 	c->out_off = 0;
 	*line = NULL;
+	conn_account(c);
 	return true;
 }
 
@@ -190,6 +206,7 @@ static void conn_close(struct conn **pp, struct runq *q)
 	*pp = c->next;
 	if (c->pending)
 		runq_cancel_conn(q, c->id);
+	budget_charge(&c->charged, 0);
 	close(c->fd);
 	free(c->in);
 	free(c->out);
@@ -276,6 +293,14 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		proto_request_free(&req);
 		return;
 	}
+	/* Accepted jobs' output is never refused: while the buffers are at the
+	 * budget, or this client leaves a response's worth unread, no new job. */
+	if (budget_spent() || c->out_len - c->out_off > cfg->max_response) {
+		conn_error(c, req.id, E_BUSY,
+			   "the daemon's buffers are full (responses not read yet); retry later");
+		proto_request_free(&req);
+		return;
+	}
 	const struct profile *p = profile_find(&cfg->profiles, req.policy);
 	char msg[128];
 	struct job *j = p ? job_new() : NULL;
@@ -303,19 +328,36 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	proto_request_free(&req);
 }
 
+/* Resizes the input buffer (keeping its in_len bytes); false without memory. */
+static bool conn_in_resize(struct conn *c, size_t ncap)
+{
+	char *nb = realloc(c->in, ncap);
+	if (!nb)
+		return false;
+	c->in = nb;
+	c->in_cap = ncap;
+	conn_account(c);
+	return true;
+}
+
 /* Reads what is there and handles every complete line; false: close. */
 static bool conn_read(const struct config *cfg, struct runq *q, struct conn *c)
 {
 	size_t cap = cfg->bounds.max_line + 1;
 	for (int rounds = 0; rounds < 16; rounds++) {
 		if (c->in_cap < cap && c->in_len == c->in_cap) {
-			size_t ncap = c->in_cap ? c->in_cap * 2 : 65536;
+			size_t ncap = c->in_cap ? c->in_cap * 2 : BUDGET_IN_BASE;
 			ncap = ncap > cap ? cap : ncap;
-			char *nb = realloc(c->in, ncap);
-			if (!nb)
+			if (!budget_room(in_charge(ncap) - in_charge(c->in_cap))) {
+				/* Every connection's buffers together are at the
+				 * budget: this line is refused, not buffered. */
+				conn_error(c, NULL, E_BUSY,
+					   "the daemon's request buffers are full; retry later");
+				c->skipping = true;
+				c->in_len = 0;
+			} else if (!conn_in_resize(c, ncap)) {
 				return false;
-			c->in = nb;
-			c->in_cap = ncap;
+			}
 		}
 		ssize_t n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
 		if (n < 0)
@@ -333,15 +375,19 @@ static bool conn_read(const struct config *cfg, struct runq *q, struct conn *c)
 			c->skipping = false;
 			start = i + 1;
 		}
-		memmove(c->in, c->in + start, end - start);
-		c->in_len = end - start;
+		/* The rest of a line being skipped is dropped as it comes. */
+		c->in_len = c->skipping ? 0 : end - start;
+		memmove(c->in, c->in + start, c->in_len);
 		if (c->in_len == cap) {
 			/* An over-long line: answer once, then drop bytes up to its end. */
-			if (!c->skipping)
-				conn_error(c, NULL, E_TOO_LARGE, "request line too long");
+			conn_error(c, NULL, E_TOO_LARGE, "request line too long");
 			c->skipping = true;
 			c->in_len = 0;
 		}
+		/* A large buffer whose line is done goes back to the budget. */
+		if (c->in_cap > BUDGET_IN_BASE && c->in_len <= BUDGET_IN_BASE &&
+		    !conn_in_resize(c, BUDGET_IN_BASE))
+			return false;
 	}
 	return true;
 }
@@ -360,6 +406,7 @@ static bool conn_write(struct conn *c)
 		free(c->out);
 		c->out = NULL;
 		c->out_len = c->out_off = 0;
+		conn_account(c);
 	}
 	return true;
 }
@@ -373,7 +420,15 @@ static void deliver_posted(void)
 		for (struct conn *c = conns; c; c = c->next)
 			if (c->id == p->conn_id) {
 				c->pending--;
-				if (!conn_queue_owned(c, &p->line))
+				/* One response always gets through; a client that
+				 * still has unread ones while every buffer together
+				 * is at the budget is the one not reading. */
+				bool unread = c->out_off < c->out_len && !c->dead;
+				if (unread && !budget_room(strlen(p->line) + 1))
+					log_msg("dropping a client that does not read its "
+						"responses: the buffers are at the budget");
+				if ((unread && !budget_room(strlen(p->line) + 1)) ||
+				    !conn_queue_owned(c, &p->line))
 					c->dead = true;
 				break;
 			}
