@@ -2,16 +2,25 @@
 #include "sandboxd/server/fds.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/errfmt.h"
 #include "common/log.h"
+#include "common/protocol.h"
+
+#define PAUSE_MS 100 /* out of descriptors and no spare: wait, do not spin */
 
 static int spare_fd = -1;
+static uint64_t resume_ms;
+static char *refusal; /* the busy line told to a client shed for want of descriptors */
 static size_t g_reserve = FDS_MARGIN;
 
 size_t fds_reserve(const struct config *cfg)
@@ -47,6 +56,15 @@ int fds_setup(const struct config *cfg, char *err, size_t errlen)
 			(unsigned long long)rl.rlim_cur, (unsigned long long)need, cfg->max_conns,
 			g_reserve);
 	}
+	char *line =
+	    proto_error_line(NULL, E_BUSY, "the daemon is out of descriptors; retry later");
+	if (!line || asprintf(&refusal, "%s\n", line) < 0) {
+		free(line);
+		refusal = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	free(line);
 	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (spare_fd < 0) {
 		snprintf(err, errlen, "/dev/null: %s", errfmt_desc(errno));
@@ -63,8 +81,12 @@ bool fds_room(int fd)
 	return rl.rlim_cur == RLIM_INFINITY || (rlim_t)fd + g_reserve < rl.rlim_cur;
 }
 
-int fds_shed(int listen_fd, const char *line, size_t len)
+/* Out of descriptors: refuses one waiting client through the spare. 1: one
+ * refused; 0: none was waiting; -1: still no descriptor. */
+static int shed(int listen_fd)
 {
+	if (!refusal)
+		return -1;
 	if (spare_fd < 0 && (spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	close(spare_fd);
@@ -72,11 +94,38 @@ int fds_shed(int listen_fd, const char *line, size_t len)
 	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	int e = errno;
 	if (fd >= 0) {
-		(void)!send(fd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)!send(fd, refusal, strlen(refusal), MSG_NOSIGNAL | MSG_DONTWAIT);
 		close(fd);
 	}
 	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return 1;
 	return e == EAGAIN || e == EWOULDBLOCK ? 0 : -1;
+}
+
+int fds_accept(int listen_fd)
+{
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd >= 0)
+		return fd;
+	if (errno == EINTR || errno == ECONNABORTED)
+		return FDS_RETRY;
+	if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM)
+		return FDS_NONE;
+	int e = errno, r = shed(listen_fd);
+	if (r < 0) {
+		static uint64_t logged_ms;
+		resume_ms = clock_mono_ms() + PAUSE_MS;
+		if (resume_ms > logged_ms + 10000) {
+			log_msg("accept: %s; pausing new connections", errfmt_desc(e));
+			logged_ms = resume_ms;
+		}
+	}
+	return r > 0 ? FDS_RETRY : FDS_NONE;
+}
+
+int fds_paused_ms(void)
+{
+	uint64_t now = clock_mono_ms();
+	return now < resume_ms ? (int)(resume_ms - now) : 0;
 }

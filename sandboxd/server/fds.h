@@ -25,12 +25,17 @@ int fds_setup(const struct config *cfg, char *err, size_t errlen);
 /* A new connection on descriptor fd leaves the reserve intact. The limit is
  * read each time: an operator may lower it on a running daemon (prlimit). */
 bool fds_room(int fd);
-/* accept() failed with EMFILE or ENFILE: closes the spare descriptor,
- * accepts one client, sends it `line` (its refusal) and closes it, then
- * takes the spare back, so the client is told instead of waiting in the
- * backlog while poll() reports the socket readable forever. 1: one client
- * refused; 0: none was waiting; -1: still no descriptor (the caller then
- * pauses accepting for a while instead of spinning). */
-int fds_shed(int listen_fd, const char *line, size_t len);
+/* accept4() for the loop: a new client's descriptor, or FDS_RETRY (call
+ * again: interrupted, or a client was refused for want of descriptors), or
+ * FDS_NONE (no client waits, or accepting is paused). Out of descriptors
+ * (EMFILE, ENFILE), it closes the spare descriptor, accepts one client,
+ * tells it `busy` and closes it, then takes the spare back: the client is
+ * answered instead of waiting in the backlog while poll() reports the
+ * socket readable forever. Without a spare it pauses accepting. */
+#define FDS_NONE (-1)
+#define FDS_RETRY (-2)
+int fds_accept(int listen_fd);
+/* Milliseconds until accepting resumes after a pause; 0: not paused. */
+int fds_paused_ms(void);
 
 #endif

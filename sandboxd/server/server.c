@@ -53,8 +53,6 @@ static int listen_fd = -1, wake_fd = -1;
 static struct conn *conns;
 static size_t nconns;
 static uint64_t next_conn_id = 1;
-static char *full_line; /* the refusal of a client past the limits */
-static uint64_t accept_resume_ms;
 
 int server_listen(const struct config *cfg, char *err, size_t errlen)
 {
@@ -88,13 +86,6 @@ int server_listen(const struct config *cfg, char *err, size_t errlen)
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
 		goto fail;
-	char *busy = proto_error_line(NULL, E_BUSY, "too many connections; retry later");
-	if (!busy || asprintf(&full_line, "%s\n", busy) < 0) {
-		free(busy);
-		full_line = NULL;
-		goto fail;
-	}
-	free(busy);
 	return 0;
 fail:
 	snprintf(err, errlen, "socket %s: %s", cfg->socket_path, errfmt_desc(errno));
@@ -217,23 +208,9 @@ static void conn_close(struct conn **pp, struct runq *q)
 /* Returns false when there is nothing (more) to accept. */
 static bool accept_one(const struct config *cfg)
 {
-	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
-		return true;
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
-		int shed = fds_shed(listen_fd, full_line, strlen(full_line));
-		if (shed < 0) {
-			static uint64_t logged_ms;
-			accept_resume_ms = clock_mono_ms() + ACCEPT_PAUSE_MS;
-			if (accept_resume_ms > logged_ms + 10000) {
-				log_msg("accept: %s; pausing new connections", errfmt_desc(errno));
-				logged_ms = accept_resume_ms;
-			}
-		}
-		return shed > 0;
-	}
+	int fd = fds_accept(listen_fd);
 	if (fd < 0)
-		return false;
+		return fd == FDS_RETRY;
 	struct ucred cr;
 	socklen_t len = sizeof cr;
 	struct conn tmp = {.fd = fd};
@@ -489,8 +466,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 	}
 	for (;;) {
 		nfds_t n = 0;
-		uint64_t now = clock_mono_ms();
-		bool paused = now < accept_resume_ms;
+		int paused = fds_paused_ms();
 		pfd[n++] = (struct pollfd){.fd = listen_fd, .events = paused ? 0 : POLLIN};
 		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
@@ -501,7 +477,7 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 			idx[k++] = c;
 			pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 		}
-		if (poll(pfd, n, paused ? (int)(accept_resume_ms - now) : -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, paused ? paused : -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[2].revents) {
 			struct signalfd_siginfo si;
@@ -545,7 +521,5 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 		conn_close(&conns, q);
 	free(pfd);
 	free(idx);
-	free(full_line);
-	full_line = NULL;
 	return 0;
 }
