@@ -1,7 +1,8 @@
 /* One thread owns every connection; workers never touch a socket. A client
- * can only ever cost the daemon its own bounded buffers: lines are capped,
- * writes never block, and a client that stops reading only fills its own
- * output queue until it is dropped. */
+ * can only ever cost the daemon its own bounded buffers, and all clients
+ * together the buffer budget (budget.c): lines are capped, writes never
+ * block, and a client that stops reading only fills its own output queue
+ * until it is dropped. */
 #include "sandboxd/server/server.h"
 
 #include "sandboxd/server/budget.h"
@@ -31,7 +32,6 @@
 #include "common/errfmt.h"
 #include "common/clock.h"
 
-#define ACCEPT_PAUSE_MS 100	/* out of descriptors and no spare: wait, do not spin */
 #define MAX_UNSENT (512u << 20) /* a client that reads nothing is dropped past this */
 
 struct conn {
@@ -400,12 +400,12 @@ static void deliver_posted(void)
 				/* One response always gets through; a client that
 				 * still has unread ones while every buffer together
 				 * is at the budget is the one not reading. */
-				bool unread = c->out_off < c->out_len && !c->dead;
-				if (unread && !budget_room(strlen(p->line) + 1))
+				bool hog = c->out_off < c->out_len && !c->dead &&
+					   !budget_room(strlen(p->line) + 1);
+				if (hog)
 					log_msg("dropping a client that does not read its "
 						"responses: the buffers are at the budget");
-				if ((unread && !budget_room(strlen(p->line) + 1)) ||
-				    !conn_queue_owned(c, &p->line))
+				if (hog || !conn_queue_owned(c, &p->line))
 					c->dead = true;
 				break;
 			}
