@@ -34,7 +34,7 @@ while time.monotonic() < end:
     time.sleep(0.2)
 L.log("daemon RSS %d KiB, peak %d KiB while unread" % (rss0, peak))
 L.log("bystander: %s" % json.dumps(bystander)[:200])
-chk.bound("daemon RSS growth MiB", (peak - rss0) // 1024, 16 + 4 * L.WORKERS * 3 + 24)
+chk.bound("daemon RSS growth MiB", (peak - rss0) // 1024, 16 + 4 * L.WORKERS * 3 + 24, memory=True)
 chk.expect(bystander is not None and bystander.get("verdict") == "pass",
            "a bystander's job is served")
 hog.close()
