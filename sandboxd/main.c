@@ -263,6 +263,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
 		return 1;
 	}
+	/* Before anything is set up: descriptors for the configuration. */
+	if (fds_setup(&cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
 	/* Probed before anything is set up: a kernel that cannot jail is told
 	 * at start, with what is missing, not at the first job. */
 	struct kfeat kf;
@@ -312,10 +317,6 @@ int main(int argc, char **argv)
 	}
 	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	struct runq *q = runq_new(cfg.queue_capacity);
-	if (fds_setup(&cfg, err, sizeof err) < 0) {
-		fprintf(stderr, "sandboxd: %s\n", err);
-		return 1;
-	}
 	/* Large buffers (request lines, responses) are mapped on their own, so
 	 * freeing one gives it back to the host at once: glibc's dynamic
 	 * threshold would otherwise move them to the heap after the first free,
