@@ -34,6 +34,62 @@ size_t text_utf8_seq(const unsigned char *p, size_t n)
 	return need;
 }
 
+static size_t json_ascii_cost(unsigned char c)
+{
+	if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+		return 2;
+	return c < 0x20 ? 6 : 1;
+}
+
+/* The n bytes at p (n < 4) are the start of a valid sequence that more
+ * bytes could complete. */
+static bool utf8_cut_prefix(const unsigned char *p, size_t n)
+{
+	static const unsigned char second[] = {0x80, 0x90, 0xa0, 0xbf};
+	for (size_t k = 0; k < sizeof second; k++) {
+		unsigned char t[4] = {0, second[k], 0x80, 0x80};
+		memcpy(t, p, n);
+		size_t need = text_utf8_seq(t, 4);
+		if (need > n)
+			return true;
+	}
+	return false;
+}
+
+size_t text_json_meter(struct text_json_meter *m, const char *buf, size_t len, size_t cap,
+		       bool final)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t i = m->scanned, enc = m->enc;
+	while (i < len) {
+		size_t k = text_utf8_seq(p + i, len - i), cost = 3, adv = 1;
+		if (k) {
+			adv = k;
+			cost = k == 1 ? json_ascii_cost(p[i]) : k;
+		} else if (!final && len - i < 4 && utf8_cut_prefix(p + i, len - i)) {
+			if (enc + 3 * (len - i) > cap)
+				break;
+			m->scanned = i;
+			m->enc = enc;
+			return len; /* kept, counted for good once complete */
+		}
+		if (enc + cost > cap)
+			break;
+		enc += cost;
+		i += adv;
+	}
+	m->scanned = i;
+	m->enc = enc;
+	return i;
+}
+
+size_t text_json_size(const char *data, size_t len)
+{
+	struct text_json_meter m = {0, 0};
+	text_json_meter(&m, data, len, (size_t)-1, true);
+	return m.enc;
+}
+
 char *text_utf8_clean(const char *data, size_t len, size_t *outlen)
 {
 	const unsigned char *p = (const unsigned char *)data;

@@ -34,6 +34,10 @@ struct config {
 	bool no_cgroups;
 	const char *cgroup_parent; /* --cgroup-parent: a cgroup path, e.g. "/sandboxd" */
 	struct proto_bounds bounds;
+	/* What a client can make the daemon spend (SECURITY.md): */
+	size_t max_response;  /* --max-response-mb: one response line, bytes */
+	size_t max_conns;     /* --max-connections */
+	size_t buffer_budget; /* --buffer-budget-mb: every connection's buffers, bytes */
 	struct profile_set profiles;
 	struct cg_root cg;
 	char *runner_src; /* the runner bundle (runner.pyz), read once at start */

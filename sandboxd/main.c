@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
 #include "sandboxd/server/peers.h"
+#include "sandboxd/server/budget.h"
+#include "sandboxd/server/fds.h"
 #include "sandboxd/server/runq.h"
 #include "sandboxd/server/server.h"
 #include "sandboxd/server/sockpath.h"
@@ -38,6 +41,7 @@ static void usage(FILE *f)
 	    "usage: sandboxd [--socket PATH] [--workers N] [--policies DIR] [--allow-uid UID]...\n"
 	    "                [--allow-gid GID]... [--state-dir DIR] [--uid-base UID]\n"
 	    "                [--queue N] [--max-request BYTES] [--runner FILE]\n"
+	    "                [--max-response-mb N] [--max-connections N] [--buffer-budget-mb N]\n"
 	    "                [--cgroup-parent CGPATH | --no-cgroups]\n"
 	    "                [--max-conn-per-peer N] [--max-queued-per-peer N]\n"
 	    "                [--trust-uid UID]... [--memory-budget MB]\n"
@@ -113,6 +117,15 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 		} else if (strcmp(a, "--max-request") == 0 &&
 			   num_parse_long(val, 1024, 1L << 30, &v) == 0) {
 			c->bounds.max_line = (size_t)v;
+		} else if (strcmp(a, "--max-response-mb") == 0 &&
+			   num_parse_long(val, 1, 4096, &v) == 0) {
+			c->max_response = (size_t)v << 20;
+		} else if (strcmp(a, "--max-connections") == 0 &&
+			   num_parse_long(val, 1, 1L << 20, &v) == 0) {
+			c->max_conns = (size_t)v;
+		} else if (strcmp(a, "--buffer-budget-mb") == 0 &&
+			   num_parse_long(val, 16, 1L << 20, &v) == 0) {
+			c->buffer_budget = (size_t)v << 20;
 		} else if (strcmp(a, "--uid-base") == 0 &&
 			   num_parse_long(val, 1000, 1L << 30, &v) == 0) {
 			c->uid_base = (uid_t)v;
@@ -217,6 +230,8 @@ int main(int argc, char **argv)
 	cfg.uid_base = 61000;
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
 	proto_bounds_default(&cfg.bounds);
+	cfg.max_response = (size_t)64 << 20;
+	cfg.max_conns = 4096;
 	default_path("../policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
 	/* The runner bundle the build writes beside the binary (make all). */
 	default_path("runner.pyz", "/usr/local/share/sandboxd/runner.pyz", runner, sizeof runner);
@@ -242,6 +257,11 @@ int main(int argc, char **argv)
 	 * keeps it, its state and its job cgroups (checked again, under a
 	 * lock, when the socket is bound). */
 	if (sockpath_probe(cfg.socket_path, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
+	/* Before anything is set up: descriptors for the configuration. */
+	if (fds_setup(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
@@ -311,6 +331,14 @@ int main(int argc, char **argv)
 	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
 	struct runq_limits rl = peers_runq_limits(&cfg);
 	struct runq *q = runq_new(&rl);
+	/* Large buffers (request lines, responses) are mapped on their own, so
+	 * freeing one gives it back to the host at once: glibc's dynamic
+	 * threshold would otherwise move them to the heap after the first free,
+	 * where a client's freed line stays in the daemon's RSS. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	if (!cfg.buffer_budget)
+		cfg.buffer_budget = budget_default(&cfg);
+	budget_init(cfg.buffer_budget);
 	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;
@@ -319,8 +347,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: cannot start workers\n");
 		return 1;
 	}
-	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s)", cfg.socket_path,
-		cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir, cfg.profiles.n);
+	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s); at most %zu "
+		"connections, %zu MiB of buffers, %zu MiB per response",
+		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir,
+		cfg.profiles.n, cfg.max_conns, cfg.buffer_budget >> 20, cfg.max_response >> 20);
 	log_msg("limits: queue %zu, per peer %zu waiting and %d connections, memory budget %ld MB",
 		cfg.queue_capacity, cfg.max_queued_per_peer, cfg.max_conn_per_peer,
 		cfg.memory_budget_mb);

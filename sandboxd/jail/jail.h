@@ -91,6 +91,9 @@ struct jail_spec {
 	 * peer_args..., NULL]; NULL otherwise. */
 	const char *peer_argv[JAIL_MAX_PEER_ARGS + 2];
 	bool peer;
+	/* stdout and stderr together, in encoded bytes (each is capped at
+	 * output_kb on its own); 0: twice output_kb */
+	size_t output_total;
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */

@@ -25,6 +25,7 @@
 #include "common/errfmt.h"
 #include "common/clock.h"
 #include "common/records.h"
+#include "common/text.h"
 
 #define CHILD_STACK (256 * 1024)
 #define IDLE_POLL_NS 10000000u /* 10 ms: after the kill, or without a pidfd */
@@ -50,14 +51,33 @@ static void set_error(struct jail_result *r, const char *what, int err)
 		snprintf(r->error, sizeof r->error, "%s: %s", what, errfmt_desc(err));
 }
 
-/* One captured stream, capped at `cap` bytes. */
+/* One captured stream, capped at `cap` bytes as the response will encode
+ * them (text_json_meter), and with the other stream at `*total` <=
+ * total_cap: the job's output, not the daemon, pays for escaping. */
 struct stream {
 	int fd;
 	char **buf;
 	size_t *len;
 	bool *trunc;
 	size_t cap;
+	struct text_json_meter m;
+	size_t *total, total_cap;
 };
+
+/* Keeps the prefix of the buffer that fits both caps; 1 when some did not. */
+static int stream_meter(struct stream *s, bool final)
+{
+	size_t other = *s->total - s->m.enc, cap = s->cap;
+	if (s->total_cap < other + cap)
+		cap = s->total_cap > other ? s->total_cap - other : 0;
+	size_t keep = text_json_meter(&s->m, *s->buf ? *s->buf : "", *s->len, cap, final);
+	*s->total = other + s->m.enc;
+	if (keep == *s->len)
+		return 0;
+	*s->len = keep;
+	*s->trunc = true;
+	return 1;
+}
 
 /* Returns 1 when the cap was exceeded, 0 otherwise (EOF closes the fd). */
 static int read_stream(struct stream *s)
@@ -69,8 +89,13 @@ static int read_stream(struct stream *s)
 	if (n <= 0) {
 		close(s->fd);
 		s->fd = -1;
+		/* Only a cut sequence at the very end can go (marked truncated);
+		 * no kill: the job may be reaped already, its pid reused. */
+		stream_meter(s, true);
 		return 0;
 	}
+	/* A byte encodes to at least one: the raw bytes never need more room
+	 * than the encoded cap. */
 	size_t room = s->cap - *s->len, take = (size_t)n < room ? (size_t)n : room;
 	if (take) {
 		if (!*s->buf)
@@ -80,7 +105,7 @@ static int read_stream(struct stream *s)
 			*s->len += take;
 		}
 	}
-	if ((size_t)n > take) {
+	if (stream_meter(s, false) || (size_t)n > take) {
 		*s->trunc = true;
 		return 1;
 	}
@@ -501,10 +526,15 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	f.stdin_w = pp[PIPE_STDIN][1];
 	f.notify_r = sv[0];
 	pp[PIPE_SYNC][1] = pp[PIPE_STATUS][0] = pp[PIPE_STDIN][1] = sv[0] = -1;
-	f.out = (struct stream){pp[PIPE_STDOUT][0], &r->out, &r->out_len, &r->out_trunc,
-				(size_t)s->lim.output_kb * 1024};
-	f.err = (struct stream){pp[PIPE_STDERR][0], &r->err, &r->err_len, &r->err_trunc,
-				(size_t)s->lim.output_kb * 1024};
+	size_t cap = (size_t)s->lim.output_kb * 1024, total = 0;
+	size_t total_cap = s->output_total ? s->output_total : 2 * cap;
+	cap = cap < total_cap ? cap : total_cap;
+	f.out = (struct stream){
+	    pp[PIPE_STDOUT][0], &r->out, &r->out_len, &r->out_trunc, cap, {0, 0}, &total,
+	    total_cap};
+	f.err = (struct stream){
+	    pp[PIPE_STDERR][0], &r->err, &r->err_len, &r->err_trunc, cap, {0, 0}, &total,
+	    total_cap};
 	pp[PIPE_STDOUT][0] = pp[PIPE_STDERR][0] = -1;
 	f.res.fd = pp[PIPE_RESULT][0];
 	f.key_w = pp[PIPE_KEY][1];
@@ -536,6 +566,12 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		set_error(r, "key channel", errno);
 	close_fd(&f.key_w);
 	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
+	/* Streams still open after the drain: a cut sequence at their end is
+	 * now final (invalid), and must fit too. */
+	if (f.out.fd >= 0)
+		stream_meter(&f.out, true);
+	if (f.err.fd >= 0)
+		stream_meter(&f.err, true);
 out:
 	for (int i = 0; i < PIPE_COUNT; i++)
 		for (int j = 0; j < 2; j++)

@@ -114,6 +114,10 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 		free(files);
 		return;
 	}
+	/* Both streams must fit one response, with room for its other fields. */
+	spec.output_total = cfg->max_response > RUN_RESPONSE_HEADROOM
+				? cfg->max_response - RUN_RESPONSE_HEADROOM
+				: cfg->max_response / 2;
 	if (in && in->stdin_data) {
 		spec.stdin_data = in->stdin_data;
 		spec.stdin_len = in->stdin_len;

@@ -14,6 +14,10 @@
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/server/runq.h"
 
+/* Room left in a response (--max-response-mb) for what is not output: a
+ * plain run's fields take about 600 bytes. */
+#define RUN_RESPONSE_HEADROOM (256u << 10)
+
 /* How one run differs from a plain run of the request. */
 struct run_in {
 	const char *stdin_data; /* NULL: the request's stdin */

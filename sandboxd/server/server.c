@@ -1,10 +1,13 @@
 /* One thread owns every connection; workers never touch a socket. A client
- * can only ever cost the daemon its own bounded buffers: lines are capped,
- * writes never block, and a client that stops reading only fills its own
- * output queue until it is dropped. */
+ * can only ever cost the daemon its own bounded buffers, and all clients
+ * together the buffer budget (budget.c): lines are capped, writes never
+ * block, and a client that stops reading only fills its own output queue
+ * until it is dropped. */
 #include "sandboxd/server/server.h"
 
 #include "sandboxd/server/peers.h"
+#include "sandboxd/server/budget.h"
+#include "sandboxd/server/fds.h"
 #include "sandboxd/server/post.h"
 #include "sandboxd/server/sockpath.h"
 
@@ -31,7 +34,6 @@
 #include "common/errfmt.h"
 #include "common/clock.h"
 
-#define MAX_CONNS 4096
 #define MAX_UNSENT (512u << 20) /* a client that reads nothing is dropped past this */
 
 struct conn {
@@ -46,6 +48,7 @@ struct conn {
 	char *out;
 	size_t out_len, out_off;
 	size_t pending; /* jobs queued or running for this connection */
+	size_t charged; /* what its buffers count against the global budget */
 	struct conn *next;
 };
 
@@ -113,6 +116,18 @@ static bool peer_allowed(const struct config *cfg, const struct ucred *cr)
 	return false;
 }
 
+/* The connection's buffers against the global budget: input beyond the
+ * first BUDGET_IN_BASE bytes, and every byte of output it holds. */
+static size_t in_charge(size_t in_cap)
+{
+	return in_cap > BUDGET_IN_BASE ? in_cap - BUDGET_IN_BASE : 0;
+}
+
+static void conn_account(struct conn *c)
+{
+	budget_charge(&c->charged, in_charge(c->in_cap) + c->out_len);
+}
+
 /* Appends one response line; false when the client's backlog is too big. */
 static bool conn_queue(struct conn *c, const char *line)
 {
@@ -128,6 +143,28 @@ static bool conn_queue(struct conn *c, const char *line)
 	memcpy(c->out + c->out_len, line, n);
 	c->out[c->out_len + n] = '\n';
 	c->out_len += n + 1;
+	conn_account(c);
+	return true;
+}
+
+/* conn_queue for a posted response: when nothing else is waiting, the line
+ * itself becomes the output buffer (realloc for the newline moves no bytes
+ * of a large block), so a big response is never copied. *line is taken. */
+static bool conn_queue_owned(struct conn *c, char **line)
+{
+	if (c->out_off < c->out_len)
+		return conn_queue(c, *line);
+	size_t n = strlen(*line);
+	char *nb = realloc(*line, n + 2);
+	if (!nb)
+		return conn_queue(c, *line);
+	nb[n] = '\n';
+	free(c->out);
+	c->out = nb;
+	c->out_len = n + 1;
+	c->out_off = 0;
+	*line = NULL;
+	conn_account(c);
 	return true;
 }
 
@@ -146,6 +183,7 @@ static void conn_close(const struct config *cfg, struct conn **pp, struct runq *
 	if (c->pending)
 		runq_cancel_conn(q, c->id);
 	peers_conn_close(cfg, c->uid);
+	budget_charge(&c->charged, 0);
 	close(c->fd);
 	free(c->in);
 	free(c->out);
@@ -156,17 +194,19 @@ static void conn_close(const struct config *cfg, struct conn **pp, struct runq *
 /* Returns false when there is nothing (more) to accept. */
 static bool accept_one(const struct config *cfg)
 {
-	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = fds_accept(listen_fd);
 	if (fd < 0)
-		return false;
+		return fd == FDS_RETRY;
 	struct ucred cr;
 	socklen_t len = sizeof cr;
 	struct conn tmp = {.fd = fd};
 	char why[192] = "too many connections";
 	bool allowed =
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && peer_allowed(cfg, &cr);
-	if (!allowed || nconns >= MAX_CONNS || peers_conn_open(cfg, cr.uid, why, sizeof why) < 0) {
-		bool full = allowed;
+	/* A connection never takes the descriptors kept for jobs. */
+	bool full = nconns >= cfg->max_conns || !fds_room(fd);
+	if (!allowed || full || peers_conn_open(cfg, cr.uid, why, sizeof why) < 0) {
+		full = allowed;
 		conn_error(&tmp, NULL, full ? E_BUSY : E_FORBIDDEN,
 			   full ? why : "this uid/gid is not served");
 		if (tmp.out)
@@ -259,6 +299,14 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		proto_request_free(&req);
 		return;
 	}
+	/* Accepted jobs' output is never refused: while the buffers are at the
+	 * budget, or this client leaves a response's worth unread, no new job. */
+	if (budget_spent() || c->out_len - c->out_off > cfg->max_response) {
+		conn_error(c, req.id, E_BUSY,
+			   "the daemon's buffers are full (responses not read yet); retry later");
+		proto_request_free(&req);
+		return;
+	}
 	const struct profile *p = profile_find(&cfg->profiles, req.policy);
 	char msg[256];
 	enum proto_errcode code;
@@ -295,19 +343,36 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	proto_request_free(&req);
 }
 
+/* Resizes the input buffer (keeping its in_len bytes); false without memory. */
+static bool conn_in_resize(struct conn *c, size_t ncap)
+{
+	char *nb = realloc(c->in, ncap);
+	if (!nb)
+		return false;
+	c->in = nb;
+	c->in_cap = ncap;
+	conn_account(c);
+	return true;
+}
+
 /* Reads what is there and handles every complete line; false: close. */
 static bool conn_read(const struct config *cfg, struct runq *q, struct conn *c)
 {
 	size_t cap = cfg->bounds.max_line + 1;
 	for (int rounds = 0; rounds < 16; rounds++) {
 		if (c->in_cap < cap && c->in_len == c->in_cap) {
-			size_t ncap = c->in_cap ? c->in_cap * 2 : 65536;
+			size_t ncap = c->in_cap ? c->in_cap * 2 : BUDGET_IN_BASE;
 			ncap = ncap > cap ? cap : ncap;
-			char *nb = realloc(c->in, ncap);
-			if (!nb)
+			if (!budget_room(in_charge(ncap) - in_charge(c->in_cap))) {
+				/* Every connection's buffers together are at the
+				 * budget: this line is refused, not buffered. */
+				conn_error(c, NULL, E_BUSY,
+					   "the daemon's request buffers are full; retry later");
+				c->skipping = true;
+				c->in_len = 0;
+			} else if (!conn_in_resize(c, ncap)) {
 				return false;
-			c->in = nb;
-			c->in_cap = ncap;
+			}
 		}
 		ssize_t n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
 		if (n < 0)
@@ -325,15 +390,19 @@ static bool conn_read(const struct config *cfg, struct runq *q, struct conn *c)
 			c->skipping = false;
 			start = i + 1;
 		}
-		memmove(c->in, c->in + start, end - start);
-		c->in_len = end - start;
+		/* The rest of a line being skipped is dropped as it comes. */
+		c->in_len = c->skipping ? 0 : end - start;
+		memmove(c->in, c->in + start, c->in_len);
 		if (c->in_len == cap) {
 			/* An over-long line: answer once, then drop bytes up to its end. */
-			if (!c->skipping)
-				conn_error(c, NULL, E_TOO_LARGE, "request line too long");
+			conn_error(c, NULL, E_TOO_LARGE, "request line too long");
 			c->skipping = true;
 			c->in_len = 0;
 		}
+		/* A large buffer whose line is done goes back to the budget. */
+		if (c->in_cap > BUDGET_IN_BASE && c->in_len <= BUDGET_IN_BASE &&
+		    !conn_in_resize(c, BUDGET_IN_BASE))
+			return false;
 	}
 	return true;
 }
@@ -347,6 +416,13 @@ static bool conn_write(struct conn *c)
 			return errno == EAGAIN || errno == EINTR;
 		c->out_off += (size_t)n;
 	}
+	/* A large reply, once sent, gives its memory back at once. */
+	if (c->out_len > 65536) {
+		free(c->out);
+		c->out = NULL;
+		c->out_len = c->out_off = 0;
+		conn_account(c);
+	}
 	return true;
 }
 
@@ -359,7 +435,15 @@ static void deliver_posted(void)
 		for (struct conn *c = conns; c; c = c->next)
 			if (c->id == p->conn_id) {
 				c->pending--;
-				if (!conn_queue(c, p->line))
+				/* One response always gets through; a client that
+				 * still has unread ones while every buffer together
+				 * is at the budget is the one not reading. */
+				bool hog = c->out_off < c->out_len && !c->dead &&
+					   !budget_room(strlen(p->line) + 1);
+				if (hog)
+					log_msg("dropping a client that does not read its "
+						"responses: the buffers are at the budget");
+				if (hog || !conn_queue_owned(c, &p->line))
 					c->dead = true;
 				break;
 			}
@@ -411,8 +495,8 @@ void server_free_posted(void)
 
 int server_run(const struct config *cfg, struct runq *q, int sigfd)
 {
-	struct pollfd *pfd = calloc(MAX_CONNS + 3, sizeof *pfd);
-	struct conn **idx = calloc(MAX_CONNS, sizeof *idx);
+	struct pollfd *pfd = calloc(cfg->max_conns + 3, sizeof *pfd);
+	struct conn **idx = calloc(cfg->max_conns, sizeof *idx);
 	if (!pfd || !idx) {
 		free(pfd);
 		free(idx);
@@ -420,17 +504,18 @@ int server_run(const struct config *cfg, struct runq *q, int sigfd)
 	}
 	for (;;) {
 		nfds_t n = 0;
-		pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+		int paused = fds_paused_ms();
+		pfd[n++] = (struct pollfd){.fd = listen_fd, .events = paused ? 0 : POLLIN};
 		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
 		size_t k = 0;
-		for (struct conn *c = conns; c && k < MAX_CONNS; c = c->next) {
+		for (struct conn *c = conns; c && k < cfg->max_conns; c = c->next) {
 			short ev =
 			    (c->read_closed ? 0 : POLLIN) | (c->out_off < c->out_len ? POLLOUT : 0);
 			idx[k++] = c;
 			pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 		}
-		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, paused ? paused : -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[2].revents) {
 			struct signalfd_siginfo si;

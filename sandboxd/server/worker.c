@@ -85,6 +85,19 @@ static void run_job(struct worker *w, struct job *j)
 	free(u);
 	char *line = json_dumps(resp, JSON_COMPACT);
 	json_decref(resp);
+	size_t len = line ? strlen(line) : 0;
+	if (len > cfg->max_response) {
+		/* Output is cut to fit in the jail; what remains too large (test
+		 * feedback) costs this job its answer, never the connection. */
+		char why[160];
+		snprintf(why, sizeof why,
+			 "the response (%zu bytes) is larger than the daemon's --max-response-mb "
+			 "(%zu MiB)",
+			 len, cfg->max_response >> 20);
+		log_msg("job %s: %s", j->req.id, why);
+		free(line);
+		line = proto_error_line(j->req.id, E_TOO_LARGE, why);
+	}
 	g_post(j, line); /* NULL: the job's pre-rendered internal error */
 }
 

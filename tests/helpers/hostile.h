@@ -98,6 +98,9 @@ bool is_requirement(const char *name);
 /* The program files of g_dir (sorted). */
 glob_t list_programs(void);
 bool is_persist(const char *path);
+/* client_*.py: a hostile client run on the host by test_hostile_clients.c
+ * (client_lib.py is its helper module), never a job program. */
+bool is_client_script(const char *path);
 /* The leading comment lines of a program have a "# requires:" header. */
 bool has_requires(const char *path);
 /* SBX_HOSTILE_ONLY (a substring of the name) selects the program. */

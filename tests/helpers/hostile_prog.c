@@ -572,8 +572,7 @@ glob_t list_programs(void)
 	 * (test_hostile_clients), not job programs. */
 	size_t k = 0;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *b = strrchr(g.gl_pathv[i], '/');
-		if (strncmp(b ? b + 1 : g.gl_pathv[i], "client_", 7) == 0)
+		if (is_client_script(g.gl_pathv[i]))
 			free(g.gl_pathv[i]);
 		else
 			g.gl_pathv[k++] = g.gl_pathv[i];
@@ -587,6 +586,12 @@ bool is_persist(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	return strncmp(base ? base + 1 : path, "persist_", 8) == 0;
+}
+
+bool is_client_script(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return strncmp(base ? base + 1 : path, "client_", 7) == 0;
 }
 
 bool has_requires(const char *path)

@@ -280,7 +280,7 @@ START_TEST(test_hostile_programs)
 	struct prog *batch[2], *xjob[2];
 	int nb = 0, nx = 0, total = 0;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
-		if (is_persist(g.gl_pathv[i]))
+		if (is_persist(g.gl_pathv[i]) || is_client_script(g.gl_pathv[i]))
 			continue;
 		files[i] = prog_load_file(g.gl_pathv[i], &d, &nrows[i]);
 		for (size_t k = 0; k < nrows[i]; k++) {
@@ -425,8 +425,8 @@ static int setup(void)
 		for (size_t i = 0; i < g.gl_pathc && g_nreq_progs < MAX_REQ_PROGS; i++) {
 			const char *base = strrchr(g.gl_pathv[i], '/');
 			base = base ? base + 1 : g.gl_pathv[i];
-			if (is_persist(g.gl_pathv[i]) || !selected(base) ||
-			    !has_requires(g.gl_pathv[i]))
+			if (is_persist(g.gl_pathv[i]) || is_client_script(base) ||
+			    !selected(base) || !has_requires(g.gl_pathv[i]))
 				continue;
 			snprintf(g_req_progs[g_nreq_progs++], sizeof g_req_progs[0], "%s", base);
 		}

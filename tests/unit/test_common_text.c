@@ -1,12 +1,16 @@
 /* Unit tests for text_trim (common/text.c): short texts unchanged, the cut
  * in the middle with a marker that counts the characters removed, never
- * inside a UTF-8 character. */
+ * inside a UTF-8 character. And the JSON meter: its count is exactly what
+ * the response's encoder writes, fed whole or in pieces. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "common/protocol.h"
 #include "common/text.h"
 #include "tests/helpers/tmain.h"
 
@@ -179,6 +183,79 @@ START_TEST(test_trim_marker_counts_characters)
 }
 END_TEST
 
+/* What the response's encoder writes for these bytes, quotes excluded. */
+static size_t encoded(const char *data, size_t len)
+{
+	json_t *str = proto_json_bytes(data, len);
+	json_t *a = json_pack("[o]", str);
+	char *dump = json_dumps(a, JSON_COMPACT);
+	ck_assert_ptr_nonnull(dump);
+	size_t n = strlen(dump) - 4; /* ["..."] */
+	free(dump);
+	json_decref(a);
+	return n;
+}
+
+START_TEST(test_json_size_matches_encoder)
+{
+	static const struct {
+		const char *s;
+		size_t len, want;
+	} cases[] = {{"\x01", 1, 6},	     {"a\"\\\n\t", 5, 9}, {"\xc3\xa9", 2, 2},
+		     {"\xff", 1, 3},	     {"\xe2\x82", 2, 6},  {"\0", 1, 6},
+		     {"\xed\xa0\x80", 3, 9}, {"\x7f/", 2, 2}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ck_assert_uint_eq(text_json_size(cases[i].s, cases[i].len), cases[i].want);
+		ck_assert_uint_eq(encoded(cases[i].s, cases[i].len), cases[i].want);
+	}
+	/* Random bytes, mostly invalid UTF-8 and control characters. */
+	unsigned seed = 7;
+	char buf[4096];
+	for (int round = 0; round < 50; round++) {
+		for (size_t i = 0; i < sizeof buf; i++)
+			buf[i] = (char)(rand_r(&seed) & 0xff);
+		ck_assert_uint_eq(text_json_size(buf, sizeof buf), encoded(buf, sizeof buf));
+	}
+}
+END_TEST
+
+/* Fed in pieces, cut anywhere (inside a character too), the meter ends
+ * with the count of the whole; a cut character is never counted short. */
+START_TEST(test_json_meter_pieces)
+{
+	const char *s = "a\xe2\x82\xac\x01\xf0\x9f\x98\x80\xc3";
+	size_t len = strlen(s), whole = text_json_size(s, len);
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct text_json_meter m = {0, 0};
+		ck_assert_uint_eq(text_json_meter(&m, s, cut, (size_t)-1, false), cut);
+		ck_assert_uint_le(m.enc, whole);
+		ck_assert_uint_eq(text_json_meter(&m, s, len, (size_t)-1, true), len);
+		ck_assert_uint_eq(m.enc, whole);
+	}
+	/* "\xe2\x82" so far: kept, pending; "\xac" completes a 3-byte euro. */
+	struct text_json_meter m = {0, 0};
+	ck_assert_uint_eq(text_json_meter(&m, "\xe2\x82", 2, 100, false), 2);
+	ck_assert_uint_eq(m.enc, 0);
+	ck_assert_uint_eq(text_json_meter(&m, "\xe2\x82\xac", 3, 100, false), 3);
+	ck_assert_uint_eq(m.enc, 3);
+}
+END_TEST
+
+/* The cap falls on a character boundary: ten \x01 (60 encoded) in 20 keep
+ * three; a cut sequence that might not fit is not kept. */
+START_TEST(test_json_meter_cap)
+{
+	char ten[10];
+	memset(ten, 1, sizeof ten);
+	struct text_json_meter m = {0, 0};
+	ck_assert_uint_eq(text_json_meter(&m, ten, sizeof ten, 20, false), 3);
+	ck_assert_uint_eq(m.enc, 18);
+	struct text_json_meter e = {0, 0};
+	ck_assert_uint_eq(text_json_meter(&e, "ab\xe2\x82", 4, 7, false), 2);
+	ck_assert_uint_eq(e.enc, 2);
+}
+END_TEST
+
 static Suite *text_suite(void)
 {
 	Suite *s = suite_create("common_text");
@@ -187,6 +264,9 @@ static Suite *text_suite(void)
 	tcase_add_test(text, test_trim_ascii);
 	tcase_add_test(text, test_trim_utf8_boundaries);
 	tcase_add_test(text, test_trim_marker_counts_characters);
+	tcase_add_test(text, test_json_size_matches_encoder);
+	tcase_add_test(text, test_json_meter_pieces);
+	tcase_add_test(text, test_json_meter_cap);
 	suite_add_tcase(s, text);
 	return s;
 }
