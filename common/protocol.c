@@ -3,6 +3,7 @@
  * type-checked, unknown fields are refused, and nothing is half-accepted. */
 #include "common/protocol.h"
 
+#include "common/protocol_priv.h"
 #include "common/text.h"
 
 #include <jansson.h>
@@ -10,99 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const verdict_names[V_COUNT] = {"pass",	    "fail",	 "compile_error",
-						   "runtime_error", "timeout",	 "memory_limit",
-						   "output_limit",  "violation", "error"};
-static const char *const hit_names[HIT_COUNT] = {
-    NULL, "cpu", "wall", "memory", "pids", "output", "file_size", "case_cpu", "case_wall"};
-static const char *const err_names[E_COUNT] = {
-    "bad_json",	      "bad_request", "too_large", "bad_limits", "bad_path",
-    "unknown_policy", "busy",	     "forbidden", "internal",	"shutting_down"};
-static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval", "asserts",
-						    "stdio"};
-static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};
-static const char *const isolation_names[ISO_COUNT] = {ISOLATION_NONE, ISOLATION_PROCESS};
-static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
-						     "skipped"};
-const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	     L_WALL_MS,	    L_MEMORY_MB,
-						      L_PIDS,	     L_OUTPUT_KB,   L_TMPFS_MB,
-						      L_CASE_CPU_MS, L_CASE_WALL_MS};
-
-const char *proto_verdict_name(enum proto_verdict v)
-{
-	return (unsigned)v < V_COUNT ? verdict_names[v] : "error";
-}
-
-const char *proto_limit_hit_name(enum proto_limit_hit h)
-{
-	return (unsigned)h < HIT_COUNT ? hit_names[h] : NULL;
-}
-
-const char *proto_errcode_name(enum proto_errcode e)
-{
-	return (unsigned)e < E_COUNT ? err_names[e] : "internal";
-}
-
-const char *proto_format_name(enum proto_format f)
-{
-	return (unsigned)f < FMT_COUNT ? format_names[f] : NULL;
-}
-
-const char *proto_coverage_name(enum proto_coverage c)
-{
-	return (unsigned)c < COV_COUNT ? coverage_names[c] : "full";
-}
-
-const char *proto_isolation_name(enum proto_isolation i)
-{
-	return (unsigned)i < ISO_COUNT ? isolation_names[i] : ISOLATION_NONE;
-}
-
-const char *proto_outcome_name(enum proto_outcome o)
-{
-	return (unsigned)o < OUT_COUNT ? outcome_names[o] : "error";
-}
-
-int proto_outcome_parse(const char *name)
-{
-	for (int i = 0; i < OUT_COUNT; i++)
-		if (strcmp(name, outcome_names[i]) == 0)
-			return i;
-	return -1;
-}
-
-long *proto_limit_ref(struct proto_limits *l, int i)
-{
-	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	 &l->wall_ms,  &l->memory_mb,	&l->pids,
-				  &l->output_kb, &l->tmpfs_mb, &l->case_cpu_ms, &l->case_wall_ms};
-	return (i >= 0 && i < PROTO_NLIMITS) ? v[i] : NULL;
-}
-
-long proto_limit_get(const struct proto_limits *l, int i)
-{
-	return *proto_limit_ref((struct proto_limits *)l, i);
-}
-
-void proto_bounds_default(struct proto_bounds *b)
-{
-	b->max_line = 16u << 20;
-	b->max_id = 256;
-	b->max_files = 256;
-	b->max_path = 255;
-	b->max_depth = 16;
-	b->max_tests = 10000;
-}
-
-static int fail(struct proto_error *err, enum proto_errcode code, const char *fmt, ...)
-{
-	va_list ap;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int proto_check_path(const char *path, const struct proto_bounds *b, char *msg, size_t msglen)
 {
@@ -138,37 +46,26 @@ int proto_check_path(const char *path, const struct proto_bounds *b, char *msg, 
 }
 
 /* Copies a JSON string, keeping embedded NULs (stdin and files may be binary-ish). */
-static char *dup_string(const json_t *s, size_t *len)
-{
-	size_t n = json_string_length(s);
-	char *d = malloc(n + 1);
-	if (!d)
-		return NULL;
-	memcpy(d, json_string_value(s), n);
-	d[n] = '\0';
-	if (len)
-		*len = n;
-	return d;
-}
 
 static int parse_limits(const json_t *o, struct proto_limits *l, struct proto_error *err)
 {
 	const char *key;
 	json_t *v;
 	if (!json_is_object(o))
-		return fail(err, E_BAD_REQUEST, "\"limits\" must be an object");
+		return proto_fail(err, E_BAD_REQUEST, "\"limits\" must be an object");
 	json_object_foreach((json_t *)o, key, v)
 	{
 		int i = 0;
 		while (i < PROTO_NLIMITS && strcmp(key, proto_limit_names[i]) != 0)
 			i++;
 		if (i == PROTO_NLIMITS)
-			return fail(err, E_BAD_LIMITS, "unknown limit \"%.64s\"", key);
+			return proto_fail(err, E_BAD_LIMITS, "unknown limit \"%.64s\"", key);
 		if (!json_is_integer(v))
-			return fail(err, E_BAD_LIMITS, "limit \"%s\" must be an integer", key);
+			return proto_fail(err, E_BAD_LIMITS, "limit \"%s\" must be an integer",
+					  key);
 		json_int_t x = json_integer_value(v);
 		if (x <= 0)
-			return fail(err, E_BAD_LIMITS, "limit \"%s\" must be positive", key);
+			return proto_fail(err, E_BAD_LIMITS, "limit \"%s\" must be positive", key);
 		/* Absurd values are clamped later to the profile maximum; keep them representable.
 		 */
 		*proto_limit_ref(l, i) = x > (json_int_t)(1L << 40) ? (1L << 40) : (long)x;
@@ -182,36 +79,37 @@ static int parse_files(const json_t *o, const struct proto_bounds *b, struct pro
 	const char *key;
 	json_t *v;
 	if (!json_is_object(o))
-		return fail(err, E_BAD_REQUEST, "\"files\" must be an object of path -> content");
+		return proto_fail(err, E_BAD_REQUEST,
+				  "\"files\" must be an object of path -> content");
 	size_t n = json_object_size(o);
 	if (n > b->max_files)
-		return fail(err, E_TOO_LARGE, "too many files (%zu > %zu)", n, b->max_files);
+		return proto_fail(err, E_TOO_LARGE, "too many files (%zu > %zu)", n, b->max_files);
 	r->files = calloc(n ? n : 1, sizeof *r->files);
 	if (!r->files)
-		return fail(err, E_INTERNAL, "out of memory");
+		return proto_fail(err, E_INTERNAL, "out of memory");
 	json_object_foreach((json_t *)o, key, v)
 	{
 		char why[64];
 		if (proto_check_path(key, b, why, sizeof why) < 0)
-			return fail(err, E_BAD_PATH, "file \"%.100s\": %s", key, why);
+			return proto_fail(err, E_BAD_PATH, "file \"%.100s\": %s", key, why);
 		if (!json_is_string(v))
-			return fail(err, E_BAD_REQUEST, "file \"%.100s\": content must be a string",
-				    key);
+			return proto_fail(err, E_BAD_REQUEST,
+					  "file \"%.100s\": content must be a string", key);
 		/* A path that is a prefix directory of another is a conflict the
 		 * jail would have to resolve; refuse it here instead. */
 		for (size_t i = 0; i < r->nfiles; i++) {
 			const char *a = r->files[i].path, *s = strlen(a) < strlen(key) ? a : key,
 				   *l = s == a ? key : a;
 			if (strncmp(s, l, strlen(s)) == 0 && l[strlen(s)] == '/')
-				return fail(err, E_BAD_PATH, "file \"%.100s\" is also a directory",
-					    s);
+				return proto_fail(err, E_BAD_PATH,
+						  "file \"%.100s\" is also a directory", s);
 		}
 		struct proto_file *f = &r->files[r->nfiles];
 		f->path = strdup(key);
-		f->data = dup_string(v, &f->len);
+		f->data = proto_dup_string(v, &f->len);
 		r->nfiles++;
 		if (!f->path || !f->data)
-			return fail(err, E_INTERNAL, "out of memory");
+			return proto_fail(err, E_INTERNAL, "out of memory");
 	}
 	return 0;
 }
@@ -219,15 +117,15 @@ static int parse_files(const json_t *o, const struct proto_bounds *b, struct pro
 static int parse_policy(const json_t *v, struct proto_request *r, struct proto_error *err)
 {
 	if (!json_is_string(v))
-		return fail(err, E_BAD_REQUEST, "\"policy\" must be a string");
+		return proto_fail(err, E_BAD_REQUEST, "\"policy\" must be a string");
 	const char *s = json_string_value(v);
 	size_t n = json_string_length(v);
 	if (n == 0 || n > 63 ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		      "0123456789_-") != n)
-		return fail(err, E_UNKNOWN_POLICY, "invalid policy name");
+		return proto_fail(err, E_UNKNOWN_POLICY, "invalid policy name");
 	r->policy = strdup(s);
-	return r->policy ? 0 : fail(err, E_INTERNAL, "out of memory");
+	return r->policy ? 0 : proto_fail(err, E_INTERNAL, "out of memory");
 }
 
 /* Only the charset and length: whether the peer may name a tenant is the
@@ -238,220 +136,10 @@ static int parse_tenant(const json_t *v, struct proto_request *r, struct proto_e
 	size_t n = json_string_length(v);
 	if (!s || n == 0 || n > PROTO_TENANT_MAX ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
-		return fail(err, E_BAD_REQUEST, "\"tenant\" must be 1-%d of [A-Za-z0-9_.-]",
-			    PROTO_TENANT_MAX);
+		return proto_fail(err, E_BAD_REQUEST, "\"tenant\" must be 1-%d of [A-Za-z0-9_.-]",
+				  PROTO_TENANT_MAX);
 	r->tenant = strdup(s);
-	return r->tenant ? 0 : fail(err, E_INTERNAL, "out of memory");
-}
-
-static const char *const test_fields[] = {
-    F_TESTS,	       F_FORMAT, F_ENTRY_POINT,	    F_COVERAGE,	 F_PARTIAL_TESTS,
-    F_TEST_TIMEOUT_MS, F_SEED,	 F_FLOAT_TOLERANCE, F_FAIL_FAST, F_ISOLATION, NULL};
-
-static bool is_test_field(const char *key)
-{
-	for (int i = 0; test_fields[i]; i++)
-		if (strcmp(key, test_fields[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool is_identifier(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 128 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!(c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-		      (c >= 'A' && c <= 'Z')))
-			return false;
-	}
-	return true;
-}
-
-/* An integer field within [lo, hi]; absent leaves *out untouched. */
-static int get_int(json_t *root, const char *key, long long lo, long long hi, long long *out,
-		   struct proto_error *err)
-{
-	json_t *v = json_object_get(root, key);
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return fail(err, E_BAD_REQUEST, "\"%s\" must be an integer in [%lld, %lld]", key,
-			    lo, hi);
-	*out = json_integer_value(v);
-	return 0;
-}
-
-static int parse_asserts(json_t *t, const struct proto_bounds *b, struct proto_request *r,
-			 struct proto_error *err)
-{
-	size_t n = json_array_size(t), i;
-	json_t *v;
-	if (!json_is_array(t) || n == 0)
-		return fail(err, E_BAD_REQUEST,
-			    "asserts: \"tests\" must be a non-empty array of "
-			    "strings");
-	if (n > b->max_tests)
-		return fail(err, E_TOO_LARGE, "too many tests (%zu > %zu)", n, b->max_tests);
-	r->asserts = calloc(n, sizeof *r->asserts);
-	if (!r->asserts)
-		return fail(err, E_INTERNAL, "out of memory");
-	json_array_foreach(t, i, v)
-	{
-		if (!json_is_string(v) || json_string_length(v) == 0 ||
-		    memchr(json_string_value(v), 0, json_string_length(v)))
-			return fail(err, E_BAD_REQUEST, "tests[%zu] must be a non-empty string", i);
-		if (!(r->asserts[r->nasserts++] = strdup(json_string_value(v))))
-			return fail(err, E_INTERNAL, "out of memory");
-	}
-	return 0;
-}
-
-static int parse_cases(json_t *t, const struct proto_bounds *b, struct proto_request *r,
-		       struct proto_error *err)
-{
-	size_t n = json_array_size(t), i;
-	json_t *v;
-	if (!json_is_array(t) || n == 0)
-		return fail(err, E_BAD_REQUEST,
-			    "stdio: \"tests\" must be a non-empty array of {input, output}");
-	if (n > b->max_tests)
-		return fail(err, E_TOO_LARGE, "too many tests (%zu > %zu)", n, b->max_tests);
-	r->cases = calloc(n, sizeof *r->cases);
-	if (!r->cases)
-		return fail(err, E_INTERNAL, "out of memory");
-	json_array_foreach(t, i, v)
-	{
-		json_t *in = json_object_get(v, F_CASE_INPUT),
-		       *out = json_object_get(v, F_CASE_OUTPUT);
-		if (!json_is_object(v) || !json_is_string(in) || !json_is_string(out) ||
-		    json_object_size(v) != 2)
-			return fail(err, E_BAD_REQUEST,
-				    "tests[%zu] must be {\"input\": string, \"output\": string}",
-				    i);
-		struct proto_case *c = &r->cases[r->ncases++];
-		c->input = dup_string(in, &c->input_len);
-		c->output = dup_string(out, &c->output_len);
-		if (!c->input || !c->output)
-			return fail(err, E_INTERNAL, "out of memory");
-	}
-	return 0;
-}
-
-/* The feedback fields: all or nothing, and only in combinations that mean
- * something, so a harness learns of a typo instead of getting a plain run. */
-static int parse_tests(json_t *root, const struct proto_bounds *b, struct proto_request *r,
-		       struct proto_error *err)
-{
-	json_t *fmt = json_object_get(root, F_FORMAT), *tests = json_object_get(root, F_TESTS);
-	r->partial_tests = 3;
-	r->test_timeout_ms = -1;
-	r->seed = -1;
-	r->float_tolerance = -1;
-	if (!fmt && !tests) {
-		for (int i = 0; test_fields[i]; i++)
-			if (json_object_get(root, test_fields[i]))
-				return fail(err, E_BAD_REQUEST,
-					    "\"%s\" needs \"tests\" and \"format\"",
-					    test_fields[i]);
-		return 0;
-	}
-	if (!fmt || !tests)
-		return fail(err, E_BAD_REQUEST, "\"tests\" and \"format\" go together");
-	if (!json_is_string(fmt))
-		return fail(err, E_BAD_REQUEST, "\"format\" must be a string");
-	for (int f = FMT_UNITTEST; f < FMT_COUNT; f++)
-		if (strcmp(json_string_value(fmt), format_names[f]) == 0)
-			r->format = (enum proto_format)f;
-	if (r->format == FMT_NONE)
-		return fail(err, E_BAD_REQUEST,
-			    "\"format\" must be unittest, humaneval, asserts or stdio");
-	int rc = 0;
-	if (r->format == FMT_UNITTEST || r->format == FMT_HUMANEVAL) {
-		if (!json_is_string(tests) || json_string_length(tests) == 0 ||
-		    memchr(json_string_value(tests), 0, json_string_length(tests)))
-			return fail(err, E_BAD_REQUEST, "%s: \"tests\" must be a non-empty string",
-				    format_names[r->format]);
-		r->tests_text = dup_string(tests, &r->tests_len);
-		if (!r->tests_text)
-			return fail(err, E_INTERNAL, "out of memory");
-	} else if (r->format == FMT_ASSERTS) {
-		rc = parse_asserts(tests, b, r, err);
-	} else {
-		rc = parse_cases(tests, b, r, err);
-	}
-	if (rc < 0)
-		return -1;
-	json_t *ep = json_object_get(root, F_ENTRY_POINT);
-	if (ep && (!json_is_string(ep) || !is_identifier(json_string_value(ep))))
-		return fail(err, E_BAD_REQUEST, "\"entry_point\" must be a Python identifier");
-	if (ep && !(r->entry_point = strdup(json_string_value(ep))))
-		return fail(err, E_INTERNAL, "out of memory");
-	if (r->format == FMT_HUMANEVAL && !ep)
-		return fail(err, E_BAD_REQUEST, "humaneval needs \"entry_point\"");
-	json_t *cov = json_object_get(root, F_COVERAGE);
-	if (cov) {
-		int c = COV_COUNT;
-		for (int i = 0; json_is_string(cov) && i < COV_COUNT; i++)
-			if (strcmp(json_string_value(cov), coverage_names[i]) == 0)
-				c = i;
-		if (c == COV_COUNT)
-			return fail(err, E_BAD_REQUEST,
-				    "\"coverage\" must be full, partial or none");
-		r->coverage = (enum proto_coverage)c;
-	}
-	long long v = r->partial_tests;
-	if (get_int(root, F_PARTIAL_TESTS, 1, 10000, &v, err) < 0)
-		return -1;
-	r->partial_tests = (long)v;
-	v = -1;
-	if (get_int(root, F_TEST_TIMEOUT_MS, 1, 1LL << 31, &v, err) < 0)
-		return -1;
-	r->test_timeout_ms = (long)v;
-	if (get_int(root, F_SEED, 0, 4294967295LL, &r->seed, err) < 0)
-		return -1;
-	json_t *tol = json_object_get(root, F_FLOAT_TOLERANCE);
-	if (tol) {
-		if (r->format != FMT_STDIO)
-			return fail(err, E_BAD_REQUEST,
-				    "\"float_tolerance\" applies to stdio only");
-		if (!json_is_number(tol) || json_number_value(tol) < 0 ||
-		    json_number_value(tol) > 1e6)
-			return fail(err, E_BAD_REQUEST,
-				    "\"float_tolerance\" must be a number in [0, 1e6]");
-		r->float_tolerance = json_number_value(tol);
-	}
-	json_t *ff = json_object_get(root, F_FAIL_FAST);
-	if (ff && r->format != FMT_STDIO)
-		return fail(err, E_BAD_REQUEST, "\"fail_fast\" applies to stdio only");
-	if (ff && !json_is_boolean(ff))
-		return fail(err, E_BAD_REQUEST, "\"fail_fast\" must be true or false");
-	r->fail_fast = json_is_true(ff);
-	json_t *iso = json_object_get(root, F_ISOLATION);
-	if (iso) {
-		int i = ISO_COUNT;
-		for (int k = 0; json_is_string(iso) && k < ISO_COUNT; k++)
-			if (strcmp(json_string_value(iso), isolation_names[k]) == 0)
-				i = k;
-		if (i == ISO_COUNT)
-			return fail(err, E_BAD_REQUEST, "\"isolation\" must be none or process");
-		if (i == ISO_PROCESS && r->format != FMT_HUMANEVAL && r->format != FMT_ASSERTS)
-			return fail(err, E_BAD_REQUEST,
-				    "\"isolation\": \"process\" is for the call-based formats "
-				    "(humaneval, asserts); %s runs %s",
-				    format_names[r->format],
-				    r->format == FMT_STDIO
-					? "each case in its own process already"
-					: "its tests in the candidate's process");
-		r->isolation = (enum proto_isolation)i;
-	}
-	if (r->format == FMT_STDIO && r->stdin_data)
-		return fail(err, E_BAD_REQUEST,
-			    "stdio takes each case's input from \"tests\", "
-			    "not \"stdin\"");
-	return 0;
+	return r->tenant ? 0 : proto_fail(err, E_INTERNAL, "out of memory");
 }
 
 static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto_request *r,
@@ -462,22 +150,23 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 	json_object_foreach(root, key, v)
 	{
 		int rc = 0;
-		if (strcmp(key, F_ID) == 0 || strcmp(key, F_OP) == 0 || is_test_field(key)) {
+		if (strcmp(key, F_ID) == 0 || strcmp(key, F_OP) == 0 || proto_is_test_field(key)) {
 			continue; /* handled by the caller / parse_tests */
 		} else if (strcmp(key, F_CODE) == 0 || strcmp(key, F_STDIN) == 0) {
 			if (!json_is_string(v))
-				return fail(err, E_BAD_REQUEST, "\"%s\" must be a string", key);
+				return proto_fail(err, E_BAD_REQUEST, "\"%s\" must be a string",
+						  key);
 			bool is_code = strcmp(key, F_CODE) == 0;
 			if (is_code) {
 				if (memchr(json_string_value(v), 0, json_string_length(v)))
-					return fail(err, E_BAD_REQUEST,
-						    "\"code\" contains a NUL byte");
-				r->code = dup_string(v, &r->code_len);
+					return proto_fail(err, E_BAD_REQUEST,
+							  "\"code\" contains a NUL byte");
+				r->code = proto_dup_string(v, &r->code_len);
 			} else {
-				r->stdin_data = dup_string(v, &r->stdin_len);
+				r->stdin_data = proto_dup_string(v, &r->stdin_len);
 			}
 			if (!(is_code ? r->code : r->stdin_data))
-				return fail(err, E_INTERNAL, "out of memory");
+				return proto_fail(err, E_INTERNAL, "out of memory");
 		} else if (strcmp(key, F_FILES) == 0) {
 			rc = parse_files(v, b, r, err);
 		} else if (strcmp(key, F_LIMITS) == 0) {
@@ -487,7 +176,7 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 		} else if (strcmp(key, F_TENANT) == 0) {
 			rc = parse_tenant(v, r, err);
 		} else {
-			return fail(err, E_BAD_REQUEST, "unknown field \"%.64s\"", key);
+			return proto_fail(err, E_BAD_REQUEST, "unknown field \"%.64s\"", key);
 		}
 		if (rc < 0)
 			return -1;
@@ -504,34 +193,35 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 	r->limits = unset;
 	*id_out = NULL;
 	if (len > b->max_line)
-		return fail(err, E_TOO_LARGE, "request of %zu bytes exceeds %zu", len, b->max_line);
+		return proto_fail(err, E_TOO_LARGE, "request of %zu bytes exceeds %zu", len,
+				  b->max_line);
 	json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
 	if (!root)
-		return fail(err, E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column,
-			    jerr.text);
+		return proto_fail(err, E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column,
+				  jerr.text);
 	int rc = -1;
 	if (!json_is_object(root)) {
-		fail(err, E_BAD_JSON, "a request must be a JSON object");
+		proto_fail(err, E_BAD_JSON, "a request must be a JSON object");
 		goto out;
 	}
 	json_t *id = json_object_get(root, F_ID);
 	if (!json_is_string(id) || json_string_length(id) == 0 ||
 	    json_string_length(id) > b->max_id ||
 	    memchr(json_string_value(id), 0, json_string_length(id))) {
-		fail(err, E_BAD_REQUEST, "\"id\" must be a non-empty string of at most %zu bytes",
-		     b->max_id);
+		proto_fail(err, E_BAD_REQUEST,
+			   "\"id\" must be a non-empty string of at most %zu bytes", b->max_id);
 		goto out;
 	}
 	*id_out = strdup(json_string_value(id));
 	r->id = strdup(json_string_value(id));
 	if (!*id_out || !r->id) {
-		fail(err, E_INTERNAL, "out of memory");
+		proto_fail(err, E_INTERNAL, "out of memory");
 		goto out;
 	}
 	json_t *op = json_object_get(root, F_OP);
 	if (op &&
 	    (!json_is_string(op) || strlen(json_string_value(op)) != json_string_length(op))) {
-		fail(err, E_BAD_REQUEST, "\"op\" must be a string without NUL bytes");
+		proto_fail(err, E_BAD_REQUEST, "\"op\" must be a string without NUL bytes");
 		goto out;
 	}
 	if (!op || strcmp(json_string_value(op), "run") == 0) {
@@ -539,17 +229,17 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 	} else if (strcmp(json_string_value(op), "ping") == 0) {
 		r->op = OP_PING;
 		if (json_object_size(root) != 2) {
-			fail(err, E_BAD_REQUEST, "\"ping\" takes only \"id\" and \"op\"");
+			proto_fail(err, E_BAD_REQUEST, "\"ping\" takes only \"id\" and \"op\"");
 			goto out;
 		}
 	} else {
-		fail(err, E_BAD_REQUEST, "unknown op \"%.32s\"", json_string_value(op));
+		proto_fail(err, E_BAD_REQUEST, "unknown op \"%.32s\"", json_string_value(op));
 		goto out;
 	}
-	if (parse_fields(root, b, r, err) < 0 || parse_tests(root, b, r, err) < 0)
+	if (parse_fields(root, b, r, err) < 0 || proto_parse_tests(root, b, r, err) < 0)
 		goto out;
 	if (r->op == OP_RUN && !r->code) {
-		fail(err, E_BAD_REQUEST, "missing \"code\"");
+		proto_fail(err, E_BAD_REQUEST, "missing \"code\"");
 		goto out;
 	}
 	rc = 0;

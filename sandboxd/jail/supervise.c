@@ -19,6 +19,7 @@
 
 #include "sandboxd/jail/jail.h"
 
+#include "sandboxd/jail/capture.h"
 #include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/ns.h"
@@ -51,124 +52,15 @@ static void set_error(struct jail_result *r, const char *what, int err)
 		snprintf(r->error, sizeof r->error, "%s: %s", what, errfmt_desc(err));
 }
 
-/* One captured stream, capped at `cap` bytes as the response will encode
- * them (text_json_meter), and with the other stream at `*total` <=
- * total_cap: the job's output, not the daemon, pays for escaping. */
-struct stream {
-	int fd;
-	char **buf;
-	size_t *len;
-	bool *trunc;
-	size_t cap;
-	struct text_json_meter m;
-	size_t *total, total_cap;
-};
-
-/* Keeps the prefix of the buffer that fits both caps; 1 when some did not. */
-static int stream_meter(struct stream *s, bool final)
-{
-	size_t other = *s->total - s->m.enc, cap = s->cap;
-	if (s->total_cap < other + cap)
-		cap = s->total_cap > other ? s->total_cap - other : 0;
-	size_t keep = text_json_meter(&s->m, *s->buf ? *s->buf : "", *s->len, cap, final);
-	*s->total = other + s->m.enc;
-	if (keep == *s->len)
-		return 0;
-	*s->len = keep;
-	*s->trunc = true;
-	return 1;
-}
-
-/* Returns 1 when the cap was exceeded, 0 otherwise (EOF closes the fd). */
-static int read_stream(struct stream *s)
-{
-	char tmp[65536];
-	ssize_t n = read(s->fd, tmp, sizeof tmp);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (n <= 0) {
-		close(s->fd);
-		s->fd = -1;
-		/* Only a cut sequence at the very end can go (marked truncated);
-		 * no kill: the job may be reaped already, its pid reused. */
-		stream_meter(s, true);
-		return 0;
-	}
-	/* A byte encodes to at least one: the raw bytes never need more room
-	 * than the encoded cap. */
-	size_t room = s->cap - *s->len, take = (size_t)n < room ? (size_t)n : room;
-	if (take) {
-		if (!*s->buf)
-			*s->buf = malloc(s->cap + 1);
-		if (*s->buf) {
-			memcpy(*s->buf + *s->len, tmp, take);
-			*s->len += take;
-		}
-	}
-	if (stream_meter(s, false) || (size_t)n > take) {
-		*s->trunc = true;
-		return 1;
-	}
-	return 0;
-}
-
-/* The test runner's result channel, split into lines for the hooks. */
-struct results {
-	int fd;
-	char *buf;
-	size_t len, total;
-	bool skipping; /* inside a line longer than REC_LINE_MAX */
-};
-
 /* The job's files: pipes and the cancel/notify channels. */
 #define MAX_LISTENERS 2 /* the payload's, and the peer's in peer mode */
 struct job_fds {
 	int sync_w, status_r, stdin_w, notify_r, pidfd, key_w;
 	int listener[MAX_LISTENERS];
 	int nlisteners, want_listeners;
-	struct stream out, err;
-	struct results res;
+	struct capture_stream out, err;
+	struct capture_results res;
 };
-
-static void read_results(struct results *rs, const struct jail_hooks *h)
-{
-	char tmp[65536];
-	ssize_t n = read(rs->fd, tmp, sizeof tmp);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		close(rs->fd);
-		rs->fd = -1;
-		return;
-	}
-	/* Past the total bound the channel is drained but no longer parsed, so a
-	 * flood can neither block the job nor grow the daemon. */
-	if (rs->total > REC_TOTAL_MAX || !h)
-		return;
-	rs->total += (size_t)n;
-	uint64_t now = clock_mono_ns();
-	for (ssize_t i = 0; i < n; i++) {
-		char ch = tmp[i];
-		if (ch == '\n') {
-			if (!rs->skipping)
-				h->on_record(h->ctx, rs->buf ? rs->buf : "", rs->len, now);
-			else
-				h->on_record(h->ctx, NULL, 0, now); /* counted as a bad record */
-			rs->skipping = false;
-			rs->len = 0;
-			continue;
-		}
-		if (rs->skipping)
-			continue;
-		if (rs->len == REC_LINE_MAX) {
-			rs->skipping = true;
-			continue;
-		}
-		if (!rs->buf && !(rs->buf = malloc(REC_LINE_MAX)))
-			return;
-		rs->buf[rs->len++] = ch;
-	}
-}
 
 static void close_fd(int *fd)
 {
@@ -368,18 +260,18 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			set_error(r, "poll", errno);
 			kill_job(pid, &killed);
 		}
-		if (ip_out >= 0 && p[ip_out].revents && read_stream(&f->out)) {
+		if (ip_out >= 0 && p[ip_out].revents && capture_read_stream(&f->out)) {
 			r->hit = r->hit ? r->hit : JAIL_HIT_OUTPUT;
 			kill_job(pid, &killed);
 		}
-		if (ip_err >= 0 && p[ip_err].revents && read_stream(&f->err)) {
+		if (ip_err >= 0 && p[ip_err].revents && capture_read_stream(&f->err)) {
 			r->hit = r->hit ? r->hit : JAIL_HIT_OUTPUT;
 			kill_job(pid, &killed);
 		}
 		if (ip_in >= 0 && p[ip_in].revents)
 			feed_stdin(f, s, &stdin_off);
 		if (ip_res >= 0 && p[ip_res].revents)
-			read_results(&f->res, hooks);
+			capture_read_results(&f->res, hooks);
 		if (ip_st >= 0 && p[ip_st].revents)
 			read_status(f, r);
 		if (ip_nt >= 0 && p[ip_nt].revents) {
@@ -529,10 +421,10 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	size_t cap = (size_t)s->lim.output_kb * 1024, total = 0;
 	size_t total_cap = s->output_total ? s->output_total : 2 * cap;
 	cap = cap < total_cap ? cap : total_cap;
-	f.out = (struct stream){
+	f.out = (struct capture_stream){
 	    pp[PIPE_STDOUT][0], &r->out, &r->out_len, &r->out_trunc, cap, {0, 0}, &total,
 	    total_cap};
-	f.err = (struct stream){
+	f.err = (struct capture_stream){
 	    pp[PIPE_STDERR][0], &r->err, &r->err_len, &r->err_trunc, cap, {0, 0}, &total,
 	    total_cap};
 	pp[PIPE_STDOUT][0] = pp[PIPE_STDERR][0] = -1;
@@ -569,9 +461,9 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	/* Streams still open after the drain: a cut sequence at their end is
 	 * now final (invalid), and must fit too. */
 	if (f.out.fd >= 0)
-		stream_meter(&f.out, true);
+		capture_meter(&f.out, true);
 	if (f.err.fd >= 0)
-		stream_meter(&f.err, true);
+		capture_meter(&f.err, true);
 out:
 	for (int i = 0; i < PIPE_COUNT; i++)
 		for (int j = 0; j < 2; j++)
