@@ -45,6 +45,16 @@ static int lift(int *fd)
 	return 0;
 }
 
+/* Lifts every descriptor a payload keeps, or ends it with the report. */
+static void lift_all(int *const *fds, size_t n, int status_wr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lift(fds[i]) < 0) {
+			jail_report_error(status_wr, "moving descriptors");
+			_exit(127);
+		}
+}
+
 /* What both payloads do first: their own session, a clean signal state. */
 static void payload_start(int st)
 {
@@ -91,13 +101,9 @@ static _Noreturn void payload_main(const struct jail_child *orig)
 {
 	struct jail_child cc = *orig, *c = &cc;
 	const struct jail_spec *s = c->spec;
-	int *all[] = {&c->status_wr, &c->stdin_rd,  &c->stdout_wr, &c->stderr_wr,
-		      &c->notify_wr, &c->result_wr, &c->key_rd,	   &c->peer_sock};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (lift(all[i]) < 0) {
-			jail_report_error(orig->status_wr, "moving descriptors");
-			_exit(127);
-		}
+	int *const all[] = {&c->status_wr, &c->stdin_rd,  &c->stdout_wr, &c->stderr_wr,
+			    &c->notify_wr, &c->result_wr, &c->key_rd,	 &c->peer_sock};
+	lift_all(all, sizeof all / sizeof all[0], orig->status_wr);
 	int st = c->status_wr;
 	payload_start(st);
 	STEP(st, dup2(c->stdin_rd, 0), "stdin");
@@ -120,12 +126,8 @@ static _Noreturn void peer_main(const struct jail_child *orig, int sock)
 {
 	struct jail_child cc = *orig, *c = &cc;
 	const struct jail_spec *s = c->spec;
-	int *all[] = {&c->status_wr, &c->stdout_wr, &c->stderr_wr, &c->notify_wr, &sock};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (lift(all[i]) < 0) {
-			jail_report_error(orig->status_wr, "moving descriptors");
-			_exit(127);
-		}
+	int *const all[] = {&c->status_wr, &c->stdout_wr, &c->stderr_wr, &c->notify_wr, &sock};
+	lift_all(all, sizeof all / sizeof all[0], orig->status_wr);
 	int st = c->status_wr;
 	payload_start(st);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
