@@ -339,6 +339,21 @@ static void cg_fmt(char *buf, size_t n, uint64_t v, const char *unlimited)
 		snprintf(buf, n, "%llu", (unsigned long long)v);
 }
 
+void cg_split_memory(uint64_t total, uint64_t *mem, uint64_t *tcp)
+{
+	uint64_t t = total / 8, page = 4096;
+	if (t < (1u << 20))
+		t = 1u << 20;
+	if (t > (64u << 20))
+		t = 64u << 20;
+	/* Never more than half: a tiny budget keeps room for the interpreter. */
+	if (t > total / 2)
+		t = total / 2;
+	t -= t % page;
+	*tcp = t;
+	*mem = total - t;
+}
+
 static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const struct cg_limits *l,
 			 char *err, size_t errlen)
 {
@@ -355,7 +370,20 @@ static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const 
 			return -1;
 		return cg_write(j->v2, "pids.max", pids, err, errlen);
 	}
-	cg_fmt(mem, sizeof mem, l->memory_bytes, "-1");
+	uint64_t m = l->memory_bytes, tcp = 0;
+	/* Unlimited stays unlimited; without the tcp counter (a kernel without
+	 * kmem accounting) nothing bounds socket buffers: SECURITY.md says so. */
+	if (r->v1_kmem_tcp && m != UINT64_MAX)
+		cg_split_memory(l->memory_bytes, &m, &tcp);
+	cg_fmt(mem, sizeof mem, m, "-1");
+	/* The tcp limit is set before any socket exists: the kernel charges a
+	 * socket only if its cgroup had the limit when the socket was made. */
+	if (tcp) {
+		char t[32];
+		cg_fmt(t, sizeof t, tcp, "-1");
+		if (cg_write(j->v1_memory, "memory.kmem.tcp.limit_in_bytes", t, err, errlen) < 0)
+			return -1;
+	}
 	/* memsw must stay >= the memory limit, so it is written second. */
 	if (cg_write(j->v1_memory, "memory.limit_in_bytes", mem, err, errlen) < 0 ||
 	    (r->v1_memsw &&
@@ -459,6 +487,13 @@ int cg_job_stats(const struct cg_job *j, struct cg_stats *s)
 			cg_keep(&e, cg_job_cpu_ns(j, &s->cpu_ns));
 		cg_keep(&e, cg_num(j->v1_memory, "memory.max_usage_in_bytes", NULL, NULL, false,
 				   &s->memory_peak));
+		/* Socket buffers count as on v2 (where memory.peak holds them):
+		 * the sum of the two peaks bounds the peak of the sum. */
+		uint64_t tcp = 0;
+		if (j->root && j->root->v1_kmem_tcp)
+			cg_keep(&e, cg_num(j->v1_memory, "memory.kmem.tcp.max_usage_in_bytes", NULL,
+					   NULL, false, &tcp));
+		s->memory_peak += tcp;
 		/* Kernels before 4.13 have no oom_kill line: the count stays 0. */
 		cg_keep(&e, cg_num(j->v1_memory, "memory.oom_control", "oom_kill", NULL, true,
 				   &s->oom_kills));

@@ -190,8 +190,10 @@ static int cg_choose(struct cg_root *r, struct cg_scan *sc, const char *prefix, 
 		/* The mount point with the prefix: cg_base of the mount root. */
 		if (cg_base(mnt[ix], prefix, &m[ix], m[ix].root, &rl) < 0)
 			return cg_err(err, errlen, errno, "cgroup %s mount", cg_ctl[ix]);
-		if (ix == CG_IX_MEM)
+		if (ix == CG_IX_MEM) {
 			r->v1_memsw = cg_exists(dir, "memory.memsw.limit_in_bytes");
+			r->v1_kmem_tcp = cg_exists(dir, "memory.kmem.tcp.limit_in_bytes");
+		}
 	}
 	r->version = CG_V1;
 	return 0;

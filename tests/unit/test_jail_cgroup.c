@@ -213,6 +213,52 @@ START_TEST(test_job_create_v1)
 }
 END_TEST
 
+/* v1 charges socket buffers beside the memory limit: the job's budget is
+ * split so the two limits add up to it (cg_split_memory). */
+START_TEST(test_job_create_v1_tcp)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j;
+	struct cg_stats s;
+	uint64_t m, tcp;
+	cg_split_memory(64ull << 20, &m, &tcp);
+	ck_assert_uint_eq(tcp, 8ull << 20);
+	ck_assert_uint_eq(m + tcp, 64ull << 20);
+	cg_split_memory(2ull << 20, &m, &tcp); /* at least 1 MiB, at most half */
+	ck_assert_uint_eq(tcp, 1ull << 20);
+	cg_split_memory(1ull << 20, &m, &tcp);
+	ck_assert_uint_eq(tcp, 512ull << 10);
+	cg_split_memory(4ull << 30, &m, &tcp); /* at most 64 MiB */
+	ck_assert_uint_eq(tcp, 64ull << 20);
+	ck_assert_uint_eq(m, (4ull << 30) - (64ull << 20));
+
+	set(t, new_tree());
+	put(P("%s/sys/fs/cgroup/memory/process_api/abc/memory.kmem.tcp.limit_in_bytes", t),
+	    "9223372036854771712\n");
+	setup_v1(t, &r, true);
+	ck_assert(r.v1_kmem_tcp);
+	ck_assert_msg(cg_job_create(&r, "job-t", &L64, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.kmem.tcp.limit_in_bytes", j.v1_memory)), "8388608");
+	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "58720256");
+	ck_assert_str_eq(get(P("%s/memory.memsw.limit_in_bytes", j.v1_memory)), "58720256");
+	/* memory_kb counts the socket buffers too, as v2's memory.peak does. */
+	put(P("%s/cpuacct.usage", j.v1_cpuacct), "1\n");
+	put(P("%s/memory.max_usage_in_bytes", j.v1_memory), "1048576\n");
+	put(P("%s/memory.kmem.tcp.max_usage_in_bytes", j.v1_memory), "4096\n");
+	put(P("%s/memory.oom_control", j.v1_memory), "oom_kill 0\n");
+	put(P("%s/pids.events", j.v1_pids), "max 0\n");
+	ck_assert_int_eq(cg_job_stats(&j, &s), 0);
+	ck_assert_uint_eq(s.memory_peak, 1048576 + 4096);
+
+	/* Unlimited stays unlimited: no split, no tcp limit. */
+	struct cg_limits unl = {UINT64_MAX, 16};
+	ck_assert_msg(cg_job_create(&r, "job-u", &unl, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "-1");
+	ck_assert(!exists(P("%s/memory.kmem.tcp.limit_in_bytes", j.v1_memory)));
+}
+END_TEST
+
 START_TEST(test_job_create_bad_args)
 {
 	char t[PATH_MAX];
@@ -528,6 +574,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_setup_errors);
 	tcase_add_test(tc, test_job_create_v2);
 	tcase_add_test(tc, test_job_create_v1);
+	tcase_add_test(tc, test_job_create_v1_tcp);
 	tcase_add_test(tc, test_job_create_bad_args);
 	tcase_add_test(tc, test_job_create_unwritable);
 	tcase_add_test(tc, test_attach_nprocs_fake);
