@@ -24,8 +24,8 @@ static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval
 static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};
 static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
 						     "skipped"};
-const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS, L_WALL_MS,   L_MEMORY_MB,
-						      L_PIDS,	L_OUTPUT_KB, L_TMPFS_MB};
+const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	   L_WALL_MS,  L_MEMORY_MB, L_PIDS,
+						      L_OUTPUT_KB, L_TMPFS_MB, L_CPUS};
 
 const char *proto_verdict_name(enum proto_verdict v)
 {
@@ -67,8 +67,8 @@ int proto_outcome_parse(const char *name)
 
 long *proto_limit_ref(struct proto_limits *l, int i)
 {
-	long *v[PROTO_NLIMITS] = {&l->cpu_ms, &l->wall_ms,   &l->memory_mb,
-				  &l->pids,   &l->output_kb, &l->tmpfs_mb};
+	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	 &l->wall_ms,  &l->memory_mb, &l->pids,
+				  &l->output_kb, &l->tmpfs_mb, &l->cpus};
 	return (i >= 0 && i < PROTO_NLIMITS) ? v[i] : NULL;
 }
 

@@ -36,6 +36,7 @@
 #define L_PIDS "pids"
 #define L_OUTPUT_KB "output_kb"
 #define L_TMPFS_MB "tmpfs_mb"
+#define L_CPUS "cpus" /* CPU bandwidth cap, in whole CPUs */
 
 /* Response fields. */
 #define R_VERDICT "verdict"
@@ -144,14 +145,14 @@ int proto_outcome_parse(const char *name);
 
 /* A limit of -1 means "not given"; the daemon fills it from the profile. */
 struct proto_limits {
-	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
+	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb, cpus;
 };
 #define PROTO_LIMITS_UNSET                                                                         \
 	{                                                                                          \
-		-1, -1, -1, -1, -1, -1                                                             \
+		-1, -1, -1, -1, -1, -1, -1                                                         \
 	}
 /* Iterate limits by name: name table and pointer accessor, in one order. */
-#define PROTO_NLIMITS 6
+#define PROTO_NLIMITS 7
 extern const char *const proto_limit_names[PROTO_NLIMITS];
 long *proto_limit_ref(struct proto_limits *l, int i);
 long proto_limit_get(const struct proto_limits *l, int i);

@@ -35,6 +35,11 @@ struct cg_root {
 	char v1_cpuacct[PATH_MAX]; /* "" when cpuacct is not mounted */
 	bool v1_memsw;		   /* memory.memsw.* present (swap accounting) */
 	bool v1_kmem_tcp;	   /* memory.kmem.tcp.* present (socket buffers) */
+	/* v1: the cpu controller's hierarchy (its mount, the jobs dir below
+	 * it; "" when not mounted; may equal the cpuacct ones, co-mounted). */
+	char v1_mnt_cpu[PATH_MAX], v1_cpu[PATH_MAX];
+	/* Jobs get a CPU bandwidth cap: v2 cpu.max, v1 cpu.cfs_quota_us. */
+	bool cpu_cap;
 	/* Prefix of this daemon instance's job names ("" = all): stale cleanup
 	 * only touches "<instance>-*", so daemons on other sockets sharing the
 	 * same cgroup keep their jobs. */
@@ -48,6 +53,7 @@ struct cg_root {
 struct cg_limits {
 	uint64_t memory_bytes;
 	uint64_t pids;
+	uint64_t cpus; /* bandwidth cap in whole CPUs; 0: none (cpu_cap false) */
 };
 
 /* v1 charges socket buffers (TCP and UDP) to memory.kmem.tcp, beside and
@@ -64,6 +70,7 @@ struct cg_job {
 	char name[64];
 	char v2[PATH_MAX];
 	char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
+	char v1_cpu[PATH_MAX];
 };
 
 struct cg_stats {

@@ -17,6 +17,7 @@
 /* The numbers the jail enforces, with the protocol's meaning (ms, MiB, KiB). */
 struct jail_limits {
 	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
+	long cpus;
 };
 
 /* A file written into the job's /work before it starts (path validated:

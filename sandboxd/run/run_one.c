@@ -60,6 +60,7 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 				.stdin_len = req->stdin_len,
 				.files = files,
 				.nfiles = req->nfiles};
+	jj->lim.cpus = j->lim.cpus;
 	return files;
 }
 
@@ -99,7 +100,8 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 		snprintf(name, sizeof name, "%s-%d-%" PRIuFAST64, cfg->cg.instance, slot,
 			 atomic_fetch_add(&g_seq, 1));
 		struct cg_limits cl = {.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
-				       .pids = (uint64_t)j->lim.pids};
+				       .pids = (uint64_t)j->lim.pids,
+				       .cpus = (uint64_t)j->lim.cpus};
 		f->have_cg = cg_job_create(&cfg->cg, name, &cl, &cgj, err, sizeof err) == 0;
 		if (!f->have_cg) {
 			snprintf(f->error, sizeof f->error, "cgroup: %.200s", err);

@@ -299,9 +299,9 @@ END_TEST
 
 START_TEST(test_limit_table)
 {
-	static const char *const want[PROTO_NLIMITS] = {"cpu_ms", "wall_ms",   "memory_mb",
-							"pids",	  "output_kb", "tmpfs_mb"};
-	struct proto_limits l = {1, 2, 3, 4, 5, 6};
+	static const char *const want[PROTO_NLIMITS] = {
+	    "cpu_ms", "wall_ms", "memory_mb", "pids", "output_kb", "tmpfs_mb", "cpus"};
+	struct proto_limits l = {1, 2, 3, 4, 5, 6, 7};
 	for (int i = 0; i < PROTO_NLIMITS; i++) {
 		ck_assert_str_eq(proto_limit_names[i], want[i]);
 		ck_assert_int_eq(proto_limit_get(&l, i), i + 1);
@@ -312,6 +312,7 @@ START_TEST(test_limit_table)
 	ck_assert_ptr_eq(proto_limit_ref(&l, 3), &l.pids);
 	ck_assert_ptr_eq(proto_limit_ref(&l, 4), &l.output_kb);
 	ck_assert_ptr_eq(proto_limit_ref(&l, 5), &l.tmpfs_mb);
+	ck_assert_ptr_eq(proto_limit_ref(&l, 6), &l.cpus);
 	ck_assert_ptr_null(proto_limit_ref(&l, -1));
 	ck_assert_ptr_null(proto_limit_ref(&l, PROTO_NLIMITS));
 	struct proto_limits u = PROTO_LIMITS_UNSET;
