@@ -101,7 +101,7 @@ static int cg_scan_pids(const char *dir, struct cg_pids *st)
 	return e ? cg_errno(e) : 0;
 }
 
-/* SIGKILLs everything in up to three cgroups and waits for them to empty. */
+/* SIGKILLs everything in up to five cgroups and waits for them to empty. */
 static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 {
 	bool native[5] = {false, false, false, false, false};
