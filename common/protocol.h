@@ -46,6 +46,7 @@
 /* stdio: each case's own limits; cpu_ms and wall_ms bound the whole request. */
 #define L_CASE_CPU_MS "case_cpu_ms"
 #define L_CASE_WALL_MS "case_wall_ms"
+#define L_CPUS "cpus" /* CPU bandwidth cap, in whole CPUs */
 
 /* Response fields. */
 #define R_VERDICT "verdict"
@@ -166,13 +167,14 @@ int proto_outcome_parse(const char *name);
 struct proto_limits {
 	long cpu_ms, wall_ms, memory_mb, pids, output_kb, tmpfs_mb;
 	long case_cpu_ms, case_wall_ms;
+	long cpus;
 };
 #define PROTO_LIMITS_UNSET                                                                         \
 	{                                                                                          \
-		-1, -1, -1, -1, -1, -1, -1, -1                                                     \
+		-1, -1, -1, -1, -1, -1, -1, -1, -1                                                 \
 	}
 /* Iterate limits by name: name table and pointer accessor, in one order. */
-#define PROTO_NLIMITS 8
+#define PROTO_NLIMITS 9
 extern const char *const proto_limit_names[PROTO_NLIMITS];
 long *proto_limit_ref(struct proto_limits *l, int i);
 long proto_limit_get(const struct proto_limits *l, int i);

@@ -24,9 +24,9 @@ static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"}
 static const char *const isolation_names[ISO_COUNT] = {ISOLATION_NONE, ISOLATION_PROCESS};
 static const char *const outcome_names[OUT_COUNT] = {"passed", "failed", "error", "timeout",
 						     "skipped"};
-const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	     L_WALL_MS,	    L_MEMORY_MB,
-						      L_PIDS,	     L_OUTPUT_KB,   L_TMPFS_MB,
-						      L_CASE_CPU_MS, L_CASE_WALL_MS};
+const char *const proto_limit_names[PROTO_NLIMITS] = {L_CPU_MS,	     L_WALL_MS,	     L_MEMORY_MB,
+						      L_PIDS,	     L_OUTPUT_KB,    L_TMPFS_MB,
+						      L_CASE_CPU_MS, L_CASE_WALL_MS, L_CPUS};
 
 const char *proto_verdict_name(enum proto_verdict v)
 {
@@ -73,8 +73,9 @@ int proto_outcome_parse(const char *name)
 
 long *proto_limit_ref(struct proto_limits *l, int i)
 {
-	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	 &l->wall_ms,  &l->memory_mb,	&l->pids,
-				  &l->output_kb, &l->tmpfs_mb, &l->case_cpu_ms, &l->case_wall_ms};
+	long *v[PROTO_NLIMITS] = {&l->cpu_ms,	   &l->wall_ms,	     &l->memory_mb,
+				  &l->pids,	   &l->output_kb,    &l->tmpfs_mb,
+				  &l->case_cpu_ms, &l->case_wall_ms, &l->cpus};
 	return (i >= 0 && i < PROTO_NLIMITS) ? v[i] : NULL;
 }
 

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 		"       sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
 		"       sbx [--socket PATH] run [--stdin FILE] [--file NAME=PATH]... [--cpu SEC]\n"
 		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
-		"               [--policy NAME] [--id ID] [--pretty | --explain]\n"
+		"               [--cpus N] [--policy NAME] [--id ID] [--pretty | --explain]\n"
 		"               [--tests FILE --format unittest|humaneval|asserts|stdio]\n"
 		"               [--entry-point NAME] [--coverage full|partial|none]\n"
 		"               [--partial-tests N] [--test-timeout SEC] [--seed N]\n"
@@ -159,11 +159,15 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		static const struct {
 			const char *flag, *key;
 			bool seconds;
-		} lim[] = {
-		    {"--cpu", L_CPU_MS, true},		 {"--wall", L_WALL_MS, true},
-		    {"--memory", L_MEMORY_MB, false},	 {"--pids", L_PIDS, false},
-		    {"--output", L_OUTPUT_KB, false},	 {"--tmpfs", L_TMPFS_MB, false},
-		    {"--case-cpu", L_CASE_CPU_MS, true}, {"--case-wall", L_CASE_WALL_MS, true}};
+		} lim[] = {{"--cpu", L_CPU_MS, true},
+			   {"--wall", L_WALL_MS, true},
+			   {"--memory", L_MEMORY_MB, false},
+			   {"--pids", L_PIDS, false},
+			   {"--output", L_OUTPUT_KB, false},
+			   {"--tmpfs", L_TMPFS_MB, false},
+			   {"--case-cpu", L_CASE_CPU_MS, true},
+			   {"--case-wall", L_CASE_WALL_MS, true},
+			   {"--cpus", L_CPUS, false}};
 		size_t k = 0;
 		while (k < sizeof lim / sizeof lim[0] && strcmp(a, lim[k].flag) != 0)
 			k++;

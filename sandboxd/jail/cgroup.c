@@ -101,10 +101,10 @@ static int cg_scan_pids(const char *dir, struct cg_pids *st)
 	return e ? cg_errno(e) : 0;
 }
 
-/* SIGKILLs everything in up to three cgroups and waits for them to empty. */
+/* SIGKILLs everything in up to five cgroups and waits for them to empty. */
 static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 {
-	bool native[4] = {false, false, false, false};
+	bool native[5] = {false, false, false, false, false};
 	for (int i = 0; i < n; i++) {
 		if (!cg_exists(dirs[i], "cgroup.kill"))
 			continue;
@@ -181,14 +181,15 @@ static int cg_add(const char **v, int n, const char *p)
 	return n + 1;
 }
 
-static int cg_dirs(const char **v, const char *a, const char *b, const char *c, const char *d)
+static int cg_dirs(const char **v, const char *a, const char *b, const char *c, const char *d,
+		   const char *e)
 {
-	return cg_add(v, cg_add(v, cg_add(v, cg_add(v, 0, a), b), c), d);
+	return cg_add(v, cg_add(v, cg_add(v, cg_add(v, cg_add(v, 0, a), b), c), d), e);
 }
 
 static int cg_job_dirs(const struct cg_job *j, const char **v)
 {
-	return cg_dirs(v, j->v2, j->v1_memory, j->v1_pids, j->v1_cpuacct);
+	return cg_dirs(v, j->v2, j->v1_memory, j->v1_pids, j->v1_cpuacct, j->v1_cpu);
 }
 
 static int cg_clean_stale(const char *jobs, const char *instance, char *err, size_t errlen)
@@ -269,13 +270,14 @@ int cg_setup(struct cg_root *r, char *err, size_t errlen)
 		return 0;
 	if (r->version == CG_V2 && cg_setup_v2(r, err, errlen) < 0)
 		return -1;
-	const char *v[4];
-	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct);
+	const char *v[5];
+	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct, r->v1_cpu);
 	if (r->version == CG_V1) {
 		/* --cgroup-parent may name directories that do not exist yet. */
-		const char *mnt[3] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
-		const char *dir[3] = {r->v1_memory, r->v1_pids, r->v1_cpuacct};
-		for (int i = 0; i < 3; i++)
+		const char *mnt[4] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct,
+				      r->v1_mnt_cpu};
+		const char *dir[4] = {r->v1_memory, r->v1_pids, r->v1_cpuacct, r->v1_cpu};
+		for (int i = 0; i < 4; i++)
 			if (dir[i][0] && mnt[i][0] &&
 			    cg_mkpath(mnt[i], dir[i], NULL, err, errlen) < 0)
 				return -1;
@@ -286,6 +288,7 @@ int cg_setup(struct cg_root *r, char *err, size_t errlen)
 	for (int i = 0; i < n; i++)
 		if (cg_clean_stale(v[i], r->instance, err, errlen) < 0)
 			return -1;
+	cg_cpu_detect(r);
 	return 0;
 }
 
@@ -293,8 +296,8 @@ int cg_teardown(struct cg_root *r, char *err, size_t errlen)
 {
 	if (!r || r->version == CG_NONE)
 		return 0;
-	const char *v[4];
-	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct), rc = 0;
+	const char *v[5];
+	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct, r->v1_cpu), rc = 0;
 	for (int i = 0; i < n && rc == 0; i++)
 		if (access(v[i], F_OK) == 0 && cg_clean_stale(v[i], r->instance, err, errlen) < 0)
 			rc = -1;
@@ -339,6 +342,21 @@ static void cg_fmt(char *buf, size_t n, uint64_t v, const char *unlimited)
 		snprintf(buf, n, "%llu", (unsigned long long)v);
 }
 
+void cg_split_memory(uint64_t total, uint64_t *mem, uint64_t *tcp)
+{
+	uint64_t t = total / 8, page = 4096;
+	if (t < (1u << 20))
+		t = 1u << 20;
+	if (t > (64u << 20))
+		t = 64u << 20;
+	/* Never more than half: a tiny budget keeps room for the interpreter. */
+	if (t > total / 2)
+		t = total / 2;
+	t -= t % page;
+	*tcp = t;
+	*mem = total - t;
+}
+
 static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const struct cg_limits *l,
 			 char *err, size_t errlen)
 {
@@ -353,15 +371,32 @@ static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const 
 		if (cg_exists(r->v2_jobs, "memory.swap.max") &&
 		    cg_write(j->v2, "memory.swap.max", "0", err, errlen) < 0)
 			return -1;
-		return cg_write(j->v2, "pids.max", pids, err, errlen);
+		if (cg_write(j->v2, "pids.max", pids, err, errlen) < 0)
+			return -1;
+		return cg_cpu_cap(r, j, l->cpus, err, errlen);
 	}
-	cg_fmt(mem, sizeof mem, l->memory_bytes, "-1");
+	uint64_t m = l->memory_bytes, tcp = 0;
+	/* Unlimited stays unlimited; without the tcp counter (a kernel without
+	 * kmem accounting) nothing bounds socket buffers: SECURITY.md says so. */
+	if (r->v1_kmem_tcp && m != UINT64_MAX)
+		cg_split_memory(l->memory_bytes, &m, &tcp);
+	cg_fmt(mem, sizeof mem, m, "-1");
+	/* The tcp limit is set before any socket exists: the kernel charges a
+	 * socket only if its cgroup had the limit when the socket was made. */
+	if (tcp) {
+		char t[32];
+		cg_fmt(t, sizeof t, tcp, "-1");
+		if (cg_write(j->v1_memory, "memory.kmem.tcp.limit_in_bytes", t, err, errlen) < 0)
+			return -1;
+	}
 	/* memsw must stay >= the memory limit, so it is written second. */
 	if (cg_write(j->v1_memory, "memory.limit_in_bytes", mem, err, errlen) < 0 ||
 	    (r->v1_memsw &&
 	     cg_write(j->v1_memory, "memory.memsw.limit_in_bytes", mem, err, errlen) < 0))
 		return -1;
-	return cg_write(j->v1_pids, "pids.max", pids, err, errlen);
+	if (cg_write(j->v1_pids, "pids.max", pids, err, errlen) < 0)
+		return -1;
+	return cg_cpu_cap(r, j, l->cpus, err, errlen);
 }
 
 int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,
@@ -382,10 +417,11 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 		      ? cg_join(t.v2, r->v2_jobs, name)
 		      : cg_join(t.v1_memory, r->v1_memory, name) |
 			    cg_join(t.v1_pids, r->v1_pids, name) |
-			    (r->v1_cpuacct[0] ? cg_join(t.v1_cpuacct, r->v1_cpuacct, name) : 0);
+			    (r->v1_cpuacct[0] ? cg_join(t.v1_cpuacct, r->v1_cpuacct, name) : 0) |
+			    (r->v1_cpu[0] ? cg_join(t.v1_cpu, r->v1_cpu, name) : 0);
 	if (bad)
 		return cg_err(err, errlen, ENAMETOOLONG, "job %s", name);
-	const char *v[4];
+	const char *v[5];
 	int n = cg_job_dirs(&t, v), made = 0, rc = 0;
 	/* EEXIST is a failure too: a job must never share a cgroup. */
 	while (rc == 0 && made < n)
@@ -408,7 +444,7 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 
 int cg_job_attach(const struct cg_job *j, pid_t pid)
 {
-	const char *v[4];
+	const char *v[5];
 	char buf[24];
 	int n = cg_job_dirs(j, v);
 	if (n == 0 || pid <= 0)
@@ -459,6 +495,13 @@ int cg_job_stats(const struct cg_job *j, struct cg_stats *s)
 			cg_keep(&e, cg_job_cpu_ns(j, &s->cpu_ns));
 		cg_keep(&e, cg_num(j->v1_memory, "memory.max_usage_in_bytes", NULL, NULL, false,
 				   &s->memory_peak));
+		/* Socket buffers count as on v2 (where memory.peak holds them):
+		 * the sum of the two peaks bounds the peak of the sum. */
+		uint64_t tcp = 0;
+		if (j->root && j->root->v1_kmem_tcp)
+			cg_keep(&e, cg_num(j->v1_memory, "memory.kmem.tcp.max_usage_in_bytes", NULL,
+					   NULL, false, &tcp));
+		s->memory_peak += tcp;
 		/* Kernels before 4.13 have no oom_kill line: the count stays 0. */
 		cg_keep(&e, cg_num(j->v1_memory, "memory.oom_control", "oom_kill", NULL, true,
 				   &s->oom_kills));
@@ -481,21 +524,21 @@ int cg_job_nprocs(const struct cg_job *j)
 
 int cg_job_kill(const struct cg_job *j, int timeout_ms)
 {
-	const char *v[4];
+	const char *v[5];
 	int n = cg_job_dirs(j, v);
 	return n == 0 ? cg_errno(EINVAL) : cg_kill_dirs(v, n, timeout_ms);
 }
 
 int cg_job_destroy(struct cg_job *j)
 {
-	const char *v[4];
+	const char *v[5];
 	int n = cg_job_dirs(j, v), e = 0;
 	for (int i = 0; i < n; i++)
 		if (cg_rmdir(v[i]) < 0 && !e)
 			e = errno;
 	if (e)
 		return cg_errno(e);
-	j->v2[0] = j->v1_memory[0] = j->v1_pids[0] = j->v1_cpuacct[0] = '\0';
+	j->v2[0] = j->v1_memory[0] = j->v1_pids[0] = j->v1_cpuacct[0] = j->v1_cpu[0] = '\0';
 	return 0;
 }
 

@@ -34,23 +34,43 @@ struct cg_root {
 	char v1_pids[PATH_MAX];
 	char v1_cpuacct[PATH_MAX]; /* "" when cpuacct is not mounted */
 	bool v1_memsw;		   /* memory.memsw.* present (swap accounting) */
+	bool v1_kmem_tcp;	   /* memory.kmem.tcp.* present (socket buffers) */
+	/* v1: the cpu controller's hierarchy (its mount, the jobs dir below
+	 * it; "" when not mounted; may equal the cpuacct ones, co-mounted). */
+	char v1_mnt_cpu[PATH_MAX], v1_cpu[PATH_MAX];
+	/* Jobs get a CPU bandwidth cap: v2 cpu.max, v1 cpu.cfs_quota_us. */
+	bool cpu_cap;
 	/* Prefix of this daemon instance's job names ("" = all): stale cleanup
 	 * only touches "<instance>-*", so daemons on other sockets sharing the
 	 * same cgroup keep their jobs. */
 	char instance[32];
 };
 
-/* 0 is refused; UINT64_MAX means "max" (no limit). */
+/* 0 is refused; UINT64_MAX means "max" (no limit). memory_bytes is all the
+ * job may hold, its socket buffers included: v2 charges those to
+ * memory.current, v1 to a separate counter, so on v1 cg_job_create splits
+ * it (cg_split_memory). */
 struct cg_limits {
 	uint64_t memory_bytes;
 	uint64_t pids;
+	uint64_t cpus; /* bandwidth cap in whole CPUs; 0: none (cpu_cap false) */
 };
+
+/* v1 charges socket buffers (TCP and UDP) to memory.kmem.tcp, beside and
+ * not inside memory.limit_in_bytes, so the budget is split: the sockets get
+ * an eighth, at least 1 MiB and at most 64 MiB, the rest (pages, tmpfs and
+ * every other kernel allocation, which v1 charges to the memory counter
+ * too) stays the memory limit. *mem + *tcp == total. A job that talks to a
+ * local server needs a few hundred KiB of socket buffers; a job that fills
+ * them gets EAGAIN or a blocking send, never memory the host pays for. */
+void cg_split_memory(uint64_t total, uint64_t *mem, uint64_t *tcp);
 
 struct cg_job {
 	const struct cg_root *root;
 	char name[64];
 	char v2[PATH_MAX];
 	char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
+	char v1_cpu[PATH_MAX];
 };
 
 struct cg_stats {

@@ -12,8 +12,8 @@
 #include "sandboxd/jail/cgroup_internal.h"
 
 /* Slots for the own-cgroup paths and mounts found by cg_detect. */
-enum { CG_IX_V2, CG_IX_MEM, CG_IX_PIDS, CG_IX_CPUACCT, CG_IX_N };
-static const char *const cg_ctl[CG_IX_N] = {"", "memory", "pids", "cpuacct"};
+enum { CG_IX_V2, CG_IX_MEM, CG_IX_PIDS, CG_IX_CPUACCT, CG_IX_CPU, CG_IX_N };
+static const char *const cg_ctl[CG_IX_N] = {"", "memory", "pids", "cpuacct", "cpu"};
 struct cg_mnt {
 	bool found, match;
 	char point[PATH_MAX], root[PATH_MAX];
@@ -174,12 +174,13 @@ static int cg_choose(struct cg_root *r, struct cg_scan *sc, const char *prefix, 
 	    cg_read(dir, "cgroup.controllers", buf, sizeof buf) >= 0 &&
 	    cg_has_token(buf, "memory") && cg_has_token(buf, "pids"))
 		return cg_pick_v2(r, prefix, &m[CG_IX_V2], sc->own[CG_IX_V2], err, errlen);
-	char *dst[CG_IX_N] = {NULL, r->v1_memory, r->v1_pids, r->v1_cpuacct};
-	char *mnt[CG_IX_N] = {NULL, r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
+	char *dst[CG_IX_N] = {NULL, r->v1_memory, r->v1_pids, r->v1_cpuacct, r->v1_cpu};
+	char *mnt[CG_IX_N] = {NULL, r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct,
+			      r->v1_mnt_cpu};
 	for (int ix = CG_IX_MEM; ix < CG_IX_N; ix++) {
 		size_t rl;
 		if (!m[ix].found || !sc->own[ix][0]) {
-			if (ix == CG_IX_CPUACCT)
+			if (ix == CG_IX_CPUACCT || ix == CG_IX_CPU)
 				continue;
 			memset(r, 0, sizeof *r); /* no usable v1 either: rlimits only */
 			return 0;
@@ -190,8 +191,10 @@ static int cg_choose(struct cg_root *r, struct cg_scan *sc, const char *prefix, 
 		/* The mount point with the prefix: cg_base of the mount root. */
 		if (cg_base(mnt[ix], prefix, &m[ix], m[ix].root, &rl) < 0)
 			return cg_err(err, errlen, errno, "cgroup %s mount", cg_ctl[ix]);
-		if (ix == CG_IX_MEM)
+		if (ix == CG_IX_MEM) {
 			r->v1_memsw = cg_exists(dir, "memory.memsw.limit_in_bytes");
+			r->v1_kmem_tcp = cg_exists(dir, "memory.kmem.tcp.limit_in_bytes");
+		}
 	}
 	r->version = CG_V1;
 	return 0;

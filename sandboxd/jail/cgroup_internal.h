@@ -32,4 +32,11 @@ int cg_ctl_line(const char *dir, char *ctl, size_t len, char *err, size_t errlen
  * every directory made or passed on the way, except the last. */
 int cg_mkpath(const char *from, const char *path, const char *ctl, char *err, size_t errlen);
 
+/* cgroup_cpu.c: the job's CPU bandwidth cap (cpus CPUs per period), when
+ * r->cpu_cap; else nothing. */
+int cg_cpu_cap(const struct cg_root *r, const struct cg_job *j, uint64_t cpus, char *err,
+	       size_t errlen);
+/* Sets r->cpu_cap from the files the jobs dir offers (after cg_setup). */
+void cg_cpu_detect(struct cg_root *r);
+
 #endif

@@ -111,9 +111,9 @@ static int cg_set_home(struct cg_root *r, const char *home, bool made, char *err
 
 static int cg_place_v1(struct cg_root *r, const char *parent, char *err, size_t errlen)
 {
-	char *dst[3] = {r->v1_memory, r->v1_pids, r->v1_cpuacct};
-	const char *mnt[3] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct};
-	for (int i = 0; i < 3; i++) {
+	char *dst[4] = {r->v1_memory, r->v1_pids, r->v1_cpuacct, r->v1_cpu};
+	const char *mnt[4] = {r->v1_mnt_memory, r->v1_mnt_pids, r->v1_mnt_cpuacct, r->v1_mnt_cpu};
+	for (int i = 0; i < 4; i++) {
 		if (!dst[i][0])
 			continue;
 		int n =

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,15 @@ static bool path_is_clean(const char *p)
 	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//"))
 		return false;
 	return !(n >= 3 && strcmp(p + n - 3, "/..") == 0) && !(strcmp(p + n - 2, "/.") == 0);
+}
+
+long profile_host_cpus(void)
+{
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
 }
 
 static int load_limits(const char *fname, const char *which, json_t *o, struct proto_limits *l,
@@ -47,6 +57,10 @@ static int load_limits(const char *fname, const char *which, json_t *o, struct p
 		*proto_limit_ref(l, i) = (long)json_integer_value(v);
 	}
 	/* The stdio case limits are optional: load_object fills them. */
+	/* cpus came later: a profile without it gets one CPU by default and
+	 * at most the CPUs the daemon may run on. */
+	if (l->cpus <= 0)
+		l->cpus = strcmp(which, "default") == 0 ? 1 : profile_host_cpus();
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(l, i) <= 0 && proto_limit_ref(l, i) != &l->case_cpu_ms &&
 		    proto_limit_ref(l, i) != &l->case_wall_ms)

@@ -43,6 +43,10 @@ const struct profile *profile_find(const struct profile_set *s, const char *name
 void profile_free(struct profile *p);
 void profile_set_free(struct profile_set *s);
 
+/* The CPUs the daemon may run on (its affinity), at least 1: the maximum of
+ * the cpus limit when a profile names none. */
+long profile_host_cpus(void);
+
 /* Fills unset limits from the defaults, rejects non-positive ones and clamps
  * each to the profile's maximum. When cpu_ms is given and wall_ms is not,
  * wall_ms is max(its default, 2 x cpu_ms), clamped. case_cpu_ms and

@@ -22,10 +22,13 @@ static json_t *enforcement_json(const struct config *cfg, bool cg)
 	char v[32], cpu[48];
 	snprintf(v, sizeof v, "cgroup %s", cg_version_name(cfg->cg.version));
 	snprintf(cpu, sizeof cpu, "%s%s", cg ? v : "", cg ? " + RLIMIT_CPU" : "RLIMIT_CPU");
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", L_MEMORY_MB, cg ? v : "RLIMIT_AS",
+	/* Without a cgroup CPU cap nothing limits how many CPUs a job uses
+	 * at once (cpu_ms still bounds the total). */
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", L_MEMORY_MB, cg ? v : "RLIMIT_AS",
 			 L_PIDS, cg ? v : "RLIMIT_NPROC", L_CPU_MS, cpu, L_WALL_MS, "daemon",
 			 L_OUTPUT_KB, "daemon", L_TMPFS_MB, "tmpfs size + RLIMIT_FSIZE",
-			 L_CASE_CPU_MS, cpu, L_CASE_WALL_MS, "daemon");
+			 L_CASE_CPU_MS, cpu, L_CASE_WALL_MS, "daemon", L_CPUS,
+			 cg && cfg->cg.cpu_cap ? v : "none");
 }
 
 static json_t *response_usage(uint64_t cpu_ms, uint64_t wall_ms, uint64_t memory_kb)

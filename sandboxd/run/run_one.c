@@ -60,10 +60,9 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 				.stdin_len = req->stdin_len,
 				.files = files,
 				.nfiles = req->nfiles};
-	/* The CPU cap (limit key "cpus") the job's /proc shows: one CPU
-	 * unless the request's limits set it. */
-	if (jj->lim.cpus <= 0)
-		jj->lim.cpus = 1;
+	/* The CPU cap (limit key "cpus"): the cgroup's bandwidth and the CPU
+	 * count the job's /proc shows. */
+	jj->lim.cpus = j->lim.cpus > 0 ? j->lim.cpus : 1;
 	return files;
 }
 
@@ -142,7 +141,8 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 		snprintf(name, sizeof name, "%s-%d-%" PRIuFAST64, cfg->cg.instance, slot,
 			 atomic_fetch_add(&g_seq, 1));
 		struct cg_limits cl = {.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
-				       .pids = (uint64_t)j->lim.pids};
+				       .pids = (uint64_t)j->lim.pids,
+				       .cpus = (uint64_t)j->lim.cpus};
 		f->have_cg = cg_job_create(&cfg->cg, name, &cl, &cgj, err, sizeof err) == 0;
 		if (!f->have_cg) {
 			snprintf(f->error, sizeof f->error, "cgroup: %.200s", err);

@@ -165,6 +165,7 @@ static inline void fake_v1(const char *t, bool memsw)
 	mkdirs(P("%s/sys/fs/cgroup/memory/process_api/abc", t));
 	mkdirs(P("%s/sys/fs/cgroup/pids", t));
 	mkdirs(P("%s/sys/fs/cgroup/cpuacct", t));
+	mkdirs(P("%s/sys/fs/cgroup/cpu", t));
 	put(P("%s/sys/fs/cgroup/unified/cgroup.controllers", t), "hugetlb\n");
 	if (memsw)
 		put(P("%s/sys/fs/cgroup/memory/process_api/abc/memory.memsw.limit_in_bytes", t),

@@ -129,6 +129,12 @@ int submount_create(char *why, size_t wl);
 void submount_remove(void);
 bool submount_untouched(char *why, size_t wl);
 bool victim_survived(const json_t *v, char *why, size_t wl);
+/* sockmem-bounded (hostile_sockmem.c): sample the host-wide TCP+UDP memory
+ * from start to stop; bounded: its peak grew by at most limit_mb + a margin. */
+long long sockmem_pages(void);
+void sockmem_start(void);
+void sockmem_stop(void);
+bool sockmem_bounded(long limit_mb, char *why, size_t wl);
 bool is_host_check(const char *name);
 /* The program's host headers, in order (into p->why). */
 void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *before);

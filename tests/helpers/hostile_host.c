@@ -556,19 +556,13 @@ bool victim_survived(const json_t *v, char *why, size_t wl)
 	return true;
 }
 
-static const char *const g_checks[] = {"disk-unchanged",
-				       "marker-absent",
-				       "secret-not-leaked",
-				       "canary-intact",
-				       "listener-untouched",
-				       "abstract-untouched",
-				       "no-leftover",
-				       "daemon-alive",
-				       "jail-passwd",
-				       "victim-survived",
-				       "ipc-clean",
-				       "submount-untouched",
-				       NULL};
+static const char *const g_checks[] = {"disk-unchanged",     "marker-absent",
+				       "secret-not-leaked",  "canary-intact",
+				       "listener-untouched", "abstract-untouched",
+				       "no-leftover",	     "daemon-alive",
+				       "jail-passwd",	     "victim-survived",
+				       "ipc-clean",	     "submount-untouched",
+				       "sockmem-bounded",    NULL};
 
 bool is_host_check(const char *name)
 {
@@ -613,6 +607,10 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 			ipc_clean(why, wl);
 		} else if (strcmp(c, "submount-untouched") == 0) {
 			submount_untouched(why, wl);
+		} else if (strcmp(c, "sockmem-bounded") == 0) {
+			json_t *m = json_object_get(p->limits, "memory_mb");
+			sockmem_bounded(json_is_integer(m) ? (long)json_integer_value(m) : 0, why,
+					wl);
 		}
 	}
 }

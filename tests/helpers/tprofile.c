@@ -1,5 +1,6 @@
 /* The profile the daemon under test loads (see tprofile.h). */
 #include "tests/helpers/tprofile.h"
+#include "tests/helpers/daemon.h"
 
 #include "common/protocol.h"
 
@@ -42,6 +43,12 @@ int tprofile_load(void)
 			json_object_set(both[i], L_CASE_WALL_MS,
 					json_object_get(both[i], L_WALL_MS));
 	}
+	/* What the daemon fills in when the profile names no cpus limit
+	 * (sandboxd/policy/profile.c): one CPU, at most the usable ones. */
+	if (!json_object_get(tprofile_defaults, "cpus"))
+		json_object_set_new(tprofile_defaults, "cpus", json_integer(1));
+	if (!json_object_get(tprofile_max, "cpus"))
+		json_object_set_new(tprofile_max, "cpus", json_integer(td_usable_cpus()));
 	return 0;
 }
 

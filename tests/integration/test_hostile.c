@@ -36,6 +36,9 @@
  *   victim-survived     a victim job run at the same time still passed
  *   ipc-clean           no host SysV IPC object has a key 0x5bd0-0x5bdf
  *   submount-untouched  the usr-submount tmpfs is still empty
+ *   sockmem-bounded     the host-wide TCP+UDP memory (/proc/net/sockstat,
+ *                       sampled while the batch runs) grew by at most the
+ *                       job's memory_mb + 16 MB
  *
  *   # table: FILE.json               one job per row of FILE.json (beside the
  *                                    program): a JSON array of objects, each
@@ -203,6 +206,11 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 		}
 	struct disk before;
 	disk_snapshot(&before);
+	bool sockmem = false;
+	for (int i = 0; i < n; i++)
+		sockmem |= has_host(batch[i], "sockmem-bounded");
+	if (sockmem)
+		sockmem_start();
 	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
 	ck_assert_msg(c != NULL, "connect: %s", err);
 	char victim_id[128] = "";
@@ -235,6 +243,8 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 			p->victim_resp = sbx_wait(c, victim_id, CALL_MS, err, sizeof err);
 	}
 	sbx_close(c);
+	if (sockmem)
+		sockmem_stop();
 	for (int i = 0; i < n; i++) {
 		struct prog *p = batch[i];
 		if (sent[i]) {

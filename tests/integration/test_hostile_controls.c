@@ -237,6 +237,71 @@ START_TEST(test_host_check_controls)
 }
 END_TEST
 
+/* Loopback pairs on the host filled without reading: like the job's attack
+ * (tests/hostile/res_tcp_buffers.py), but outside any limit. The senders'
+ * buffers are left to autotuning (up to net.ipv4.tcp_wmem's maximum, 4 MB
+ * by default) rather than set, as SO_SNDBUF stops at net.core.wmem_max,
+ * which is only 208 KB on a stock kernel (the check-vm guest). */
+static long long fill_tcp_pairs(int *fds, int npairs)
+{
+	long long sent = 0;
+	int big = 64 << 20, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sa;
+	ck_assert_int_ge(lfd, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(listen(lfd, npairs), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	static char chunk[1 << 16];
+	for (int i = 0; i < npairs; i++) {
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		ck_assert_int_ge(c, 0);
+		if (connect(c, (struct sockaddr *)&sa, sizeof sa) < 0)
+			ck_assert_int_eq(errno, EINPROGRESS);
+		int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		ck_assert_int_ge(a, 0);
+		fds[2 * i] = c;
+		fds[2 * i + 1] = a;
+	}
+	/* Rounds until no sender takes more: autotuning grows the send
+	 * buffers as the data is acknowledged. */
+	for (int round = 0, idle = 0; round < 200 && idle < 5; round++) {
+		long long before = sent;
+		for (int i = 0; i < npairs; i++) {
+			ssize_t n;
+			while ((n = send(fds[2 * i], chunk, sizeof chunk, MSG_NOSIGNAL)) > 0)
+				sent += n;
+		}
+		idle = sent == before ? idle + 1 : 0;
+		td_sleep_ms(10);
+	}
+	close(lfd);
+	return sent;
+}
+
+START_TEST(test_sockmem_control)
+{
+	char why[1024] = "";
+	int fds[32];
+	/* Nothing held: within any limit. */
+	sockmem_start();
+	td_sleep_ms(50);
+	sockmem_stop();
+	ck_assert_msg(sockmem_bounded(8, why, sizeof why), "sockmem-bounded at rest: %s", why);
+	/* Sixteen unread pairs hold far more than 8 MB + the margin. */
+	sockmem_start();
+	long long sent = fill_tcp_pairs(fds, 16);
+	td_sleep_ms(100);
+	sockmem_stop();
+	for (int i = 0; i < 32; i++)
+		close(fds[i]);
+	ck_assert_msg(sent > (40LL << 20), "the control queued only %lld bytes", sent);
+	ck_assert_msg(!sockmem_bounded(8, why, sizeof why),
+		      "sockmem-bounded missed %lld MB held in host sockets", sent >> 20);
+}
+END_TEST
+
 /* The requires/probe/violation logic on made-up responses: each decision
  * can go both ways (no daemon needed). */
 static void fake_prog(struct prog *p, const char *req, const char *probe, const char *json)
@@ -439,6 +504,7 @@ static Suite *hostile_controls_suite(void)
 	TCase *t = tmain_tcase(s, "controls", 120);
 	tcase_add_test(t, test_host_check_controls);
 	tcase_add_test(t, test_requirement_controls);
+	tcase_add_test(t, test_sockmem_control);
 	tcase_add_test(t, test_table_controls);
 	return s;
 }

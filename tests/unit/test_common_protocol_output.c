@@ -301,10 +301,10 @@ END_TEST
 
 START_TEST(test_limit_table)
 {
-	static const char *const want[PROTO_NLIMITS] = {"cpu_ms",      "wall_ms",     "memory_mb",
-							"pids",	       "output_kb",   "tmpfs_mb",
-							"case_cpu_ms", "case_wall_ms"};
-	struct proto_limits l = {1, 2, 3, 4, 5, 6, 7, 8};
+	static const char *const want[PROTO_NLIMITS] = {"cpu_ms",      "wall_ms",      "memory_mb",
+							"pids",	       "output_kb",    "tmpfs_mb",
+							"case_cpu_ms", "case_wall_ms", "cpus"};
+	struct proto_limits l = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 	for (int i = 0; i < PROTO_NLIMITS; i++) {
 		ck_assert_str_eq(proto_limit_names[i], want[i]);
 		ck_assert_int_eq(proto_limit_get(&l, i), i + 1);
@@ -317,6 +317,7 @@ START_TEST(test_limit_table)
 	ck_assert_ptr_eq(proto_limit_ref(&l, 5), &l.tmpfs_mb);
 	ck_assert_ptr_eq(proto_limit_ref(&l, 6), &l.case_cpu_ms);
 	ck_assert_ptr_eq(proto_limit_ref(&l, 7), &l.case_wall_ms);
+	ck_assert_ptr_eq(proto_limit_ref(&l, 8), &l.cpus);
 	ck_assert_ptr_null(proto_limit_ref(&l, -1));
 	ck_assert_ptr_null(proto_limit_ref(&l, PROTO_NLIMITS));
 	struct proto_limits u = PROTO_LIMITS_UNSET;

@@ -23,7 +23,7 @@
 #include "tests/helpers/skip.h"
 #include "tests/helpers/tmain.h"
 
-static const struct cg_limits L64 = {64ull << 20, 8};
+static const struct cg_limits L64 = {64ull << 20, 8, 0};
 
 /* ---- setup ------------------------------------------------------------ */
 
@@ -163,7 +163,7 @@ START_TEST(test_job_create_v2)
 
 	/* Swap accounting on: the job gets no swap at all. */
 	put(P("%s/memory.swap.max", r.v2_jobs), "max\n");
-	struct cg_limits unl = {UINT64_MAX, UINT64_MAX};
+	struct cg_limits unl = {UINT64_MAX, UINT64_MAX, 0};
 	ck_assert_msg(cg_job_create(&r, "job-3-18", &unl, &j, err, sizeof err) == 0, "%s", err);
 	ck_assert_str_eq(get(P("%s/memory.swap.max", j.v2)), "0");
 	ck_assert_str_eq(get(P("%s/memory.max", j.v2)), "max");
@@ -199,7 +199,7 @@ START_TEST(test_job_create_v1)
 	/* Without memsw only the memory limit is written; "no limit" is -1. */
 	set(t, new_tree());
 	setup_v1(t, &r, false);
-	struct cg_limits l = {UINT64_MAX, 16};
+	struct cg_limits l = {UINT64_MAX, 16, 0};
 	ck_assert_msg(cg_job_create(&r, "job-2", &l, &j, err, sizeof err) == 0, "%s", err);
 	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "-1");
 	ck_assert(!exists(P("%s/memory.memsw.limit_in_bytes", j.v1_memory)));
@@ -210,6 +210,92 @@ START_TEST(test_job_create_v1)
 	ck_assert_int_eq(cg_job_create(&r, "job-3", &L64, &j, err, sizeof err), -1);
 	ck_assert(!exists(P("%s/job-3", r.v1_memory)));
 	ck_assert(exists(P("%s/job-3", r.v1_pids)));
+}
+END_TEST
+
+/* v1 charges socket buffers beside the memory limit: the job's budget is
+ * split so the two limits add up to it (cg_split_memory). */
+START_TEST(test_job_create_v1_tcp)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j;
+	struct cg_stats s;
+	uint64_t m, tcp;
+	cg_split_memory(64ull << 20, &m, &tcp);
+	ck_assert_uint_eq(tcp, 8ull << 20);
+	ck_assert_uint_eq(m + tcp, 64ull << 20);
+	cg_split_memory(2ull << 20, &m, &tcp); /* at least 1 MiB, at most half */
+	ck_assert_uint_eq(tcp, 1ull << 20);
+	cg_split_memory(1ull << 20, &m, &tcp);
+	ck_assert_uint_eq(tcp, 512ull << 10);
+	cg_split_memory(4ull << 30, &m, &tcp); /* at most 64 MiB */
+	ck_assert_uint_eq(tcp, 64ull << 20);
+	ck_assert_uint_eq(m, (4ull << 30) - (64ull << 20));
+
+	set(t, new_tree());
+	put(P("%s/sys/fs/cgroup/memory/process_api/abc/memory.kmem.tcp.limit_in_bytes", t),
+	    "9223372036854771712\n");
+	setup_v1(t, &r, true);
+	ck_assert(r.v1_kmem_tcp);
+	ck_assert_msg(cg_job_create(&r, "job-t", &L64, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.kmem.tcp.limit_in_bytes", j.v1_memory)), "8388608");
+	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "58720256");
+	ck_assert_str_eq(get(P("%s/memory.memsw.limit_in_bytes", j.v1_memory)), "58720256");
+	/* memory_kb counts the socket buffers too, as v2's memory.peak does. */
+	put(P("%s/cpuacct.usage", j.v1_cpuacct), "1\n");
+	put(P("%s/memory.max_usage_in_bytes", j.v1_memory), "1048576\n");
+	put(P("%s/memory.kmem.tcp.max_usage_in_bytes", j.v1_memory), "4096\n");
+	put(P("%s/memory.oom_control", j.v1_memory), "oom_kill 0\n");
+	put(P("%s/pids.events", j.v1_pids), "max 0\n");
+	ck_assert_int_eq(cg_job_stats(&j, &s), 0);
+	ck_assert_uint_eq(s.memory_peak, 1048576 + 4096);
+
+	/* Unlimited stays unlimited: no split, no tcp limit. */
+	struct cg_limits unl = {UINT64_MAX, 16, 0};
+	ck_assert_msg(cg_job_create(&r, "job-u", &unl, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "-1");
+	ck_assert(!exists(P("%s/memory.kmem.tcp.limit_in_bytes", j.v1_memory)));
+}
+END_TEST
+
+/* The cpus limit: cpu.max on v2, cfs quota and period on v1, each only
+ * where the cpu controller reaches the job cgroups. */
+START_TEST(test_job_create_cpu_cap)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j;
+	struct cg_limits two = {64ull << 20, 8, 2};
+	set(t, new_tree());
+	setup_v2(t, &r); /* offers cpu: the jobs dir hands it on */
+	ck_assert(r.cpu_cap);
+	ck_assert_msg(cg_job_create(&r, "job-c", &two, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/cpu.max", j.v2)), "200000 100000");
+
+	/* A parent that offers no cpu: no cap, nothing written. */
+	set(t, new_tree());
+	fake_v2(t, false);
+	detect_ok(&r, MI_V2, SELF_V2, t);
+	ck_assert_msg(cg_setup(&r, err, sizeof err) == 0, "cg_setup: %s", err);
+	ck_assert(!r.cpu_cap);
+	ck_assert_msg(cg_job_create(&r, "job-n", &two, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert(!exists(P("%s/cpu.max", j.v2)));
+
+	/* v1: the cpu hierarchy of its own (this machine's layout). */
+	set(t, new_tree());
+	mkdirs(P("%s/sys/fs/cgroup/cpu/sandboxd", t));
+	put(P("%s/sys/fs/cgroup/cpu/sandboxd/cpu.cfs_quota_us", t), "-1\n");
+	setup_v1(t, &r, false);
+	ck_assert_str_eq(r.v1_cpu, P("%s/sys/fs/cgroup/cpu/sandboxd", t));
+	ck_assert(r.cpu_cap);
+	ck_assert_msg(cg_job_create(&r, "job-1", &two, &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(j.v1_cpu, P("%s/job-1", r.v1_cpu));
+	ck_assert_str_eq(get(P("%s/cpu.cfs_period_us", j.v1_cpu)), "100000");
+	ck_assert_str_eq(get(P("%s/cpu.cfs_quota_us", j.v1_cpu)), "200000");
+	ck_assert_str_eq(get(P("%s/pids.max", j.v1_pids)), "8");
+	ck_assert_int_eq(cg_job_destroy(&j), 0);
+	ck_assert(!exists(P("%s/job-1", r.v1_cpu)));
 }
 END_TEST
 
@@ -231,7 +317,7 @@ START_TEST(test_job_create_bad_args)
 			      bad[i]);
 		ck_assert(err[0] != '\0');
 	}
-	struct cg_limits zero_mem = {0, 8}, zero_pids = {1 << 20, 0};
+	struct cg_limits zero_mem = {0, 8, 0}, zero_pids = {1 << 20, 0, 0};
 	ck_assert_int_eq(cg_job_create(&r, "job-z", &zero_mem, &j, err, sizeof err), -1);
 	ck_assert_int_eq(cg_job_create(&r, "job-z", &zero_pids, &j, err, sizeof err), -1);
 	ck_assert(!exists(P("%s/job-z", r.v2_jobs)));
@@ -528,6 +614,8 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_setup_errors);
 	tcase_add_test(tc, test_job_create_v2);
 	tcase_add_test(tc, test_job_create_v1);
+	tcase_add_test(tc, test_job_create_v1_tcp);
+	tcase_add_test(tc, test_job_create_cpu_cap);
 	tcase_add_test(tc, test_job_create_bad_args);
 	tcase_add_test(tc, test_job_create_unwritable);
 	tcase_add_test(tc, test_attach_nprocs_fake);

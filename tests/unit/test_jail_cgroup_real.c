@@ -24,7 +24,7 @@
 #include "tests/helpers/skip.h"
 #include "tests/helpers/tmain.h"
 
-static const struct cg_limits L64 = {64ull << 20, 8};
+static const struct cg_limits L64 = {64ull << 20, 8, 1};
 
 /* ---- the real hierarchy ----------------------------------------------- */
 
@@ -45,11 +45,12 @@ static bool parent_of(char *out, const char *jobs)
 }
 
 /* Own cgroup dirs (v1: one per hierarchy; v2: one), before the test. */
-static int orig_dirs(char dirs[3][PATH_MAX])
+static int orig_dirs(char dirs[4][PATH_MAX])
 {
 	int n = 0;
-	const char *src[] = {g_orig.v2_jobs, g_orig.v1_memory, g_orig.v1_pids, g_orig.v1_cpuacct};
-	for (int i = 0; i < 4; i++) {
+	const char *src[] = {g_orig.v2_jobs, g_orig.v1_memory, g_orig.v1_pids, g_orig.v1_cpuacct,
+			     g_orig.v1_cpu};
+	for (int i = 0; i < 5; i++) {
 		if (!parent_of(dirs[n], src[i]))
 			continue;
 		bool dup = false;
@@ -123,7 +124,7 @@ static void real_v2_undo(const char *o)
 
 static void real_teardown(void)
 {
-	char dirs[3][PATH_MAX];
+	char dirs[4][PATH_MAX];
 	int n = orig_dirs(dirs);
 	if (g_orig.version == CG_V2) {
 		if (n == 1 && !g_v2_had_layout && exists(P("%s/sandboxd-daemon", dirs[0])))
@@ -138,7 +139,7 @@ static void real_teardown(void)
 
 /* v1: moves this process into <own>/<g_real_name> in every hierarchy; false
  * with the reason in why when a hierarchy does not let it. */
-static bool real_v1_enter(char dirs[3][PATH_MAX], int n, char *why, size_t len)
+static bool real_v1_enter(char dirs[4][PATH_MAX], int n, char *why, size_t len)
 {
 	for (int i = 0; i < n; i++) {
 		const char *p = P("%s/%s", dirs[i], g_real_name);
@@ -197,7 +198,7 @@ static bool real_v2_enter(const char *o, char *why, size_t len)
 
 START_TEST(test_real_job)
 {
-	char dirs[3][PATH_MAX], saved[4][PATH_MAX];
+	char dirs[4][PATH_MAX], saved[5][PATH_MAX];
 	struct cg_root r;
 	struct cg_job j;
 	struct cg_stats s;
@@ -224,15 +225,26 @@ START_TEST(test_real_job)
 	snprintf(saved[1], PATH_MAX, "%s", j.v1_memory);
 	snprintf(saved[2], PATH_MAX, "%s", j.v1_pids);
 	snprintf(saved[3], PATH_MAX, "%s", j.v1_cpuacct);
+	snprintf(saved[4], PATH_MAX, "%s", j.v1_cpu);
+	/* One CPU's worth of time per 100 ms period, where a cpu controller is. */
+	if (r.cpu_cap && r.version == CG_V2)
+		ck_assert_str_eq(get(P("%s/cpu.max", j.v2)), "100000 100000\n");
+	else if (r.cpu_cap)
+		ck_assert_str_eq(get(P("%s/cpu.cfs_quota_us", j.v1_cpu)), "100000\n");
 	if (r.version == CG_V2) {
 		ck_assert_str_eq(get(P("%s/memory.max", j.v2)), "67108864\n");
 		ck_assert_str_eq(get(P("%s/pids.max", j.v2)), "8\n");
 	} else {
-		ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "67108864\n");
+		/* With the tcp counter, 8 MiB of the 64 go to socket buffers. */
+		const char *mem = r.v1_kmem_tcp ? "58720256\n" : "67108864\n";
+		ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), mem);
 		ck_assert_str_eq(get(P("%s/pids.max", j.v1_pids)), "8\n");
 		if (r.v1_memsw)
 			ck_assert_str_eq(get(P("%s/memory.memsw.limit_in_bytes", j.v1_memory)),
-					 "67108864\n");
+					 mem);
+		if (r.v1_kmem_tcp)
+			ck_assert_str_eq(get(P("%s/memory.kmem.tcp.limit_in_bytes", j.v1_memory)),
+					 "8388608\n");
 	}
 
 	/* The child waits to be attached, then spins and tries to fork past
@@ -288,7 +300,7 @@ START_TEST(test_real_job)
 		ck_assert_uint_eq(s.memory_peak, 0);
 	ck_assert_uint_eq(s.oom_kills, 0);
 	ck_assert_int_eq(cg_job_destroy(&j), 0);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		ck_assert(!saved[i][0] || !exists(saved[i]));
 
 	/* Leave no cgroups behind. */

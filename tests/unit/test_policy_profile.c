@@ -154,9 +154,10 @@ START_TEST(test_valid_text)
 	ck_assert_str_eq(p.ro_paths[0], "/usr/lib");
 	ck_assert_str_eq(p.ro_paths[1], "/etc/ssl");
 	/* The stdio case limits, left out: their maximum is the whole limit's,
-	 * their default that maximum (a case may use the whole request). */
-	struct proto_limits d = {1000, 2000, 64, 8, 64, 8, 2000, 4000},
-			    m = {2000, 4000, 128, 16, 128, 16, 2000, 4000};
+	 * their default that maximum (a case may use the whole request). No
+	 * cpus in the profile: one by default, at most the host's CPUs. */
+	struct proto_limits d = {1000, 2000, 64, 8, 64, 8, 2000, 4000, 1},
+			    m = {2000, 4000, 128, 16, 128, 16, 2000, 4000, profile_host_cpus()};
 	for (int i = 0; i < PROTO_NLIMITS; i++) {
 		ck_assert_int_eq(proto_limit_get(&p.defaults, i), proto_limit_get(&d, i));
 		ck_assert_int_eq(proto_limit_get(&p.maxima, i), proto_limit_get(&m, i));
@@ -180,6 +181,32 @@ START_TEST(test_defaults_equal_max_and_bound)
 	ck_assert_int_eq(p.maxima.cpu_ms, 1L << 40);
 	ck_assert_int_eq(p.defaults.cpu_ms, 2000);
 	profile_free(&p);
+}
+END_TEST
+
+/* cpus: a profile may name it; a request is clamped to the maximum. */
+START_TEST(test_cpus_limit)
+{
+	struct profile p;
+	char err[512];
+	const char *text =
+	    "{" INTERP "," SECCOMP ",\"limits\":{\"default\":{\"cpu_ms\":1000,\"wall_ms\":2000,"
+	    "\"memory_mb\":64,\"pids\":8,\"output_kb\":64,\"tmpfs_mb\":8,\"cpus\":2},\"max\":{"
+	    "\"cpu_ms\":2000,\"wall_ms\":4000,\"memory_mb\":128,\"pids\":16,\"output_kb\":128,"
+	    "\"tmpfs_mb\":16,\"cpus\":3}}}";
+	ck_assert_msg(load(text, &p, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(p.defaults.cpus, 2);
+	ck_assert_int_eq(p.maxima.cpus, 3);
+	struct proto_limits req = PROTO_LIMITS_UNSET, out;
+	ck_assert_int_eq(limits_resolve(&req, &p, &out, err, sizeof err), 0);
+	ck_assert_int_eq(out.cpus, 2);
+	req.cpus = 64;
+	ck_assert_int_eq(limits_resolve(&req, &p, &out, err, sizeof err), 0);
+	ck_assert_int_eq(out.cpus, 3);
+	req.cpus = 0;
+	ck_assert_int_eq(limits_resolve(&req, &p, &out, err, sizeof err), -1);
+	profile_free(&p);
+	ck_assert_int_ge(profile_host_cpus(), 1);
 }
 END_TEST
 
@@ -569,7 +596,7 @@ END_TEST
 START_TEST(test_resolve_kept_and_clamped)
 {
 	/* below max, equal to max, above max, far above, unset, 1 */
-	struct proto_limits req = {1500, 4000, 129, 1L << 40, -1, 1, -1, -1}, out;
+	struct proto_limits req = {1500, 4000, 129, 1L << 40, -1, 1, -1, -1, -1}, out;
 	char msg[128] = "";
 	ck_assert_msg(limits_resolve(&req, &g_prof, &out, msg, sizeof msg) == 0, "%s", msg);
 	ck_assert_int_eq(out.cpu_ms, 1500);
@@ -578,8 +605,9 @@ START_TEST(test_resolve_kept_and_clamped)
 	ck_assert_int_eq(out.pids, 16);
 	ck_assert_int_eq(out.output_kb, 64);
 	ck_assert_int_eq(out.tmpfs_mb, 1);
+	ck_assert_int_eq(out.cpus, 1);
 	/* Above the default but below the max is the client's to choose. */
-	struct proto_limits req2 = {1999, 3999, 127, 15, 127, 15, 1999, 3000};
+	struct proto_limits req2 = {1999, 3999, 127, 15, 127, 15, 1999, 3000, 1};
 	ck_assert_int_eq(limits_resolve(&req2, &g_prof, &out, msg, sizeof msg), 0);
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		ck_assert_int_eq(proto_limit_get(&out, i), proto_limit_get(&req2, i));
@@ -680,6 +708,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(text, test_file_name_rules);
 	tcase_add_loop_test(text, test_bad_profile, 0, (int)(sizeof bad / sizeof bad[0]));
 	tcase_add_test(text, test_seccomp_missing_file_named);
+	tcase_add_test(text, test_cpus_limit);
 	tcase_add_test(text, test_seccomp_broken_file);
 	tcase_add_test(text, test_interpreter_directory_refused);
 	suite_add_tcase(s, text);
