@@ -6,7 +6,6 @@
 # (--max-conn-per-peer, default 256) and be told so with `busy`, and the
 # daemon must not spin.
 # daemon-args: --allow-uid 190011 --allow-uid 190012
-import ctypes
 import json
 import os
 import resource
@@ -14,29 +13,11 @@ import socket
 import sys
 import time
 
+import client_lib as L
+
 ATTACKER, VICTIM = 190011, 190012
 DEFAULT_CAP = 256  # --max-conn-per-peer's documented default
 ATTEMPTS = 4200
-SOCK = os.environ.get("SBX_SOCKET", "/run/sandboxd.sock")
-PID = int(os.environ.get("SBX_DAEMON_PID", "0"))
-CONTROL = os.environ.get("SBX_HOSTILE_CONTROL") == "1"
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def connect_as(uid):
-    """A connection whose SO_PEERCRED is uid: the effective uid changes for
-    the connect() only; the file-system uid stays root so the socket's
-    directory (0700 in tests) is still reachable."""
-    os.seteuid(uid)
-    try:
-        libc.setfsuid(0)
-        if libc.setfsuid(0) != 0:
-            raise OSError("setfsuid(0) did not take")
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(SOCK)
-        return s
-    finally:
-        os.seteuid(0)
 
 
 def ask(s, line, timeout):
@@ -58,17 +39,11 @@ def ask(s, line, timeout):
     return json.loads(buf.split(b"\n", 1)[0])
 
 
-def daemon_cpu_s():
-    with open(f"/proc/{PID}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main():
     if os.geteuid() != 0:
         print("needs root (to connect as other uids)")
         return 77
-    if not PID:
+    if not L.PID:
         print("SBX_DAEMON_PID is not set")
         return 77
     need = ATTEMPTS + 64
@@ -79,7 +54,7 @@ def main():
     t0 = time.monotonic()
     for i in range(ATTEMPTS):
         try:
-            s = connect_as(ATTACKER)
+            s = L.connect_as(ATTACKER)
         except OSError as e:
             message = f"connect failed: {e}"
             break
@@ -99,11 +74,11 @@ def main():
     attack_s = time.monotonic() - t0
     # Host side: another uid is served while the attacker holds its slots,
     # and the daemon is idle (no accept loop spinning).
-    cpu0 = daemon_cpu_s()
+    cpu0 = L.cpu_s()
     time.sleep(1.0)
-    idle_cpu = daemon_cpu_s() - cpu0
+    idle_cpu = L.cpu_s() - cpu0
     try:
-        v = connect_as(VICTIM)
+        v = L.connect_as(VICTIM)
         victim = ask(v, '{"id":"v","op":"ping"}', 5)
         v.close()
     except OSError:
@@ -116,7 +91,7 @@ def main():
     for s in held:
         s.close()
     cap = DEFAULT_CAP
-    if CONTROL:  # a fabricated broken result: as if the cap were 0
+    if L.CONTROL:  # a fabricated broken result: as if the cap were 0
         cap = 0
     bad = []
     if len(held) > cap:

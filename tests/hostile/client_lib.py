@@ -6,6 +6,7 @@
 #   L.send(s, {"id": "a", "code": "print(1)"})
 #   r = L.read_json(s, timeout=30)  # one response line, parsed
 #   L.ping()                        # the daemon answers {"op":"ping"}
+#   s = L.connect_as(190011)        # as another uid (SO_PEERCRED); needs root
 #   L.rss_kb(), L.hwm_kb(), L.cpu_s(), L.nfds()   # the daemon, from /proc
 #   chk = L.Checks()
 #   chk.bound("daemon CPU seconds", used, 2.0)    # used <= 2.0
@@ -17,6 +18,7 @@
 # condition known to be bad: a bound's threshold is inverted (the value
 # must then be *above* it, so a held attack fails it) and an expectation
 # is negated. A script whose checks all held must therefore exit 1.
+import ctypes
 import json
 import os
 import socket
@@ -32,6 +34,7 @@ CONTROL = os.environ.get("SBX_HOSTILE_CONTROL", "") not in ("", "0")
 # of freed blocks, so memory bounds are reported, not checked.
 SANITIZED = os.environ.get("SBX_DAEMON_SANITIZED", "") not in ("", "0")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def log(*a):
@@ -67,6 +70,23 @@ def connect_patiently(path=None, wait=2.0):
             if time.monotonic() > end:
                 return None
             time.sleep(0.02)
+
+
+def connect_as(uid, path=None):
+    """A connection whose SO_PEERCRED is uid (needs root): the effective uid
+    changes for the connect() only; the file-system uid stays root so the
+    socket's directory (0700 in tests) is still reachable. A blocking socket
+    without a timeout; OSError when the connect (or setfsuid) fails."""
+    os.seteuid(uid)
+    try:
+        _libc.setfsuid(0)
+        if _libc.setfsuid(0) != 0:  # returns the previous fsuid: 0 if it took
+            raise OSError("setfsuid(0) did not take")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path or SOCK)
+        return s
+    finally:
+        os.seteuid(0)
 
 
 def send(s, obj):

@@ -6,36 +6,18 @@
 # naming --max-queued-per-peer (default: half of --queue) and hold no more
 # than that many jobs waiting.
 # daemon-args: --allow-uid 190021 --allow-uid 190022 --queue 32
-import ctypes
 import json
 import os
 import socket
 import sys
 import time
 
+import client_lib as L
+
 ATTACKER, VICTIM = 190021, 190022
 QUEUE = 32  # --queue above; the per-peer default is half of it
 FLOOD = 200
 SLEEP_S = 4
-SOCK = os.environ.get("SBX_SOCKET", "/run/sandboxd.sock")
-PID = int(os.environ.get("SBX_DAEMON_PID", "0"))
-CONTROL = os.environ.get("SBX_HOSTILE_CONTROL") == "1"
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def connect_as(uid):
-    """A connection whose SO_PEERCRED is uid (effective uid switched for the
-    connect() only; the fsuid stays root to reach a 0700 directory)."""
-    os.seteuid(uid)
-    try:
-        libc.setfsuid(0)
-        if libc.setfsuid(0) != 0:
-            raise OSError("setfsuid(0) did not take")
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(SOCK)
-        return s
-    finally:
-        os.seteuid(0)
 
 
 class Lines:
@@ -43,7 +25,7 @@ class Lines:
         self.s, self.buf = s, b""
 
     def send(self, obj):
-        self.s.sendall(json.dumps(obj).encode() + b"\n")
+        L.send(self.s, obj)
 
     def read(self, timeout):
         """The next answer, or None after timeout seconds (or at EOF)."""
@@ -68,8 +50,8 @@ def main():
     if os.geteuid() != 0:
         print("needs root (to connect as other uids)")
         return 77
-    workers = int(os.environ.get("SBX_WORKERS", "1"))
-    a = Lines(connect_as(ATTACKER))
+    workers = L.WORKERS
+    a = Lines(L.connect_as(ATTACKER))
     for i in range(FLOOD):
         a.send({"id": f"a{i}", "code": f"import time\ntime.sleep({SLEEP_S})",
                 "limits": {"wall_ms": (SLEEP_S + 10) * 1000}})
@@ -83,7 +65,7 @@ def main():
             message = r["error"].get("message", "")
     accepted = FLOOD - busy
     # The other uid, while the attacker's jobs occupy every worker.
-    v = Lines(connect_as(VICTIM))
+    v = Lines(L.connect_as(VICTIM))
     t0 = time.monotonic()
     for i in range(3):
         v.send({"id": f"v{i}", "code": f"print('victim {i}')"})
@@ -93,14 +75,14 @@ def main():
     refused = [r for r in answers if r and "error" in r]
     passed = [r for r in answers if r and r.get("verdict") == "pass"]
     ping = Lines(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
-    ping.s.connect(SOCK)
+    ping.s.connect(L.SOCK)
     ping.send({"id": "p", "op": "ping"})
     alive = ping.read(5)
     print(f"attacker: {accepted} of {FLOOD} jobs accepted ({workers} workers), {busy} busy; "
           f"victim: {len(passed)} of 3 passed, {len(refused)} refused, in {waited:.1f} s; "
           f"refusal: {message!r}")
     per_peer = QUEUE // 2
-    if CONTROL:  # a fabricated broken result: the victim's jobs refused
+    if L.CONTROL:  # a fabricated broken result: the victim's jobs refused
         refused, passed = answers, []
     bad = []
     if refused:

@@ -5,7 +5,6 @@
 # one job slot: no more than two of the attacker's jobs per worker may end
 # before it (a global FIFO ran the whole flood first).
 # daemon-args: --allow-uid 190031 --allow-uid 190032
-import ctypes
 import json
 import os
 import selectors
@@ -13,39 +12,19 @@ import socket
 import sys
 import time
 
+import client_lib as L
+
 ATTACKER, VICTIM = 190031, 190032
 PER_WORKER = 10
 SLEEP_S = 0.5
-SOCK = os.environ.get("SBX_SOCKET", "/run/sandboxd.sock")
-CONTROL = os.environ.get("SBX_HOSTILE_CONTROL") == "1"
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def connect_as(uid):
-    """A connection whose SO_PEERCRED is uid (effective uid switched for the
-    connect() only; the fsuid stays root to reach a 0700 directory)."""
-    os.seteuid(uid)
-    try:
-        libc.setfsuid(0)
-        if libc.setfsuid(0) != 0:
-            raise OSError("setfsuid(0) did not take")
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(SOCK)
-        return s
-    finally:
-        os.seteuid(0)
-
-
-def send(s, obj):
-    s.sendall(json.dumps(obj).encode() + b"\n")
 
 
 def call(obj, timeout=10):
     """One request on a fresh root connection; its answer or None."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(SOCK)
+        s.connect(L.SOCK)
         s.settimeout(timeout)
-        send(s, obj)
+        L.send(s, obj)
         buf = b""
         while b"\n" not in buf:
             chunk = s.recv(65536)
@@ -62,9 +41,9 @@ def main():
     p = call({"id": "p", "op": "ping"})
     workers = p["workers"]
     flood = PER_WORKER * workers
-    a, b = connect_as(ATTACKER), connect_as(VICTIM)
+    a, b = L.connect_as(ATTACKER), L.connect_as(VICTIM)
     for i in range(flood):
-        send(a, {"id": f"a{i}", "code": f"import time\ntime.sleep({SLEEP_S})"})
+        L.send(a, {"id": f"a{i}", "code": f"import time\ntime.sleep({SLEEP_S})"})
     deadline = time.monotonic() + 20
     while call({"id": "p", "op": "ping"})["running"] < workers:
         if time.monotonic() > deadline:
@@ -72,7 +51,7 @@ def main():
             return 77
         time.sleep(0.02)
     t0 = time.monotonic()
-    send(b, {"id": "victim", "code": "print('victim')"})
+    L.send(b, {"id": "victim", "code": "print('victim')"})
     sel = selectors.DefaultSelector()
     sel.register(a, selectors.EVENT_READ, "a")
     sel.register(b, selectors.EVENT_READ, "b")
@@ -99,7 +78,7 @@ def main():
           f"job answered after {waited if waited is None else round(waited, 2)} s, "
           f"{a_before} of the attacker's jobs ended before it")
     allowed = 2 * workers
-    if CONTROL:  # a fabricated broken result: as if the whole flood ran first
+    if L.CONTROL:  # a fabricated broken result: as if the whole flood ran first
         a_before = flood
     bad = []
     if not victim or victim.get("verdict") != "pass":
