@@ -197,7 +197,7 @@ static bool accept_one(const struct config *cfg)
 	int fd = fds_accept(listen_fd);
 	if (fd < 0)
 		return fd == FDS_RETRY;
-	struct ucred cr;
+	struct ucred cr = {0};
 	socklen_t len = sizeof cr;
 	struct conn tmp = {.fd = fd};
 	char why[192] = "too many connections";
@@ -216,6 +216,10 @@ static bool accept_one(const struct config *cfg)
 		char drop[4096];
 		for (int k = 0; k < 16 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; k++)
 			;
+		/* The refusal went through the connection's accounting: give
+		 * its charge back, or every refused client would shrink the
+		 * budget for good. */
+		budget_charge(&tmp.charged, 0);
 		free(tmp.out);
 		close(fd);
 		if (!full)
@@ -363,7 +367,11 @@ static bool conn_read(const struct config *cfg, struct runq *q, struct conn *c)
 		if (c->in_cap < cap && c->in_len == c->in_cap) {
 			size_t ncap = c->in_cap ? c->in_cap * 2 : BUDGET_IN_BASE;
 			ncap = ncap > cap ? cap : ncap;
-			if (!budget_room(in_charge(ncap) - in_charge(c->in_cap))) {
+			/* A connection's first buffer is outside the budget (its
+			 * charge is 0), so pings and small requests are still read
+			 * while large responses sit unread. */
+			size_t more = in_charge(ncap) - in_charge(c->in_cap);
+			if (more && !budget_room(more)) {
 				/* Every connection's buffers together are at the
 				 * budget: this line is refused, not buffered. */
 				conn_error(c, NULL, E_BUSY,
