@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -35,6 +36,32 @@
 #define CALL_MS 30000 /* how long one response may take */
 
 /* --- 1-3: plain jobs ------------------------------------------------------ */
+
+/* The interpreter's own /etc directory (Debian's /etc/python3.X, where
+ * /usr/lib/python3.X/sitecustomize.py points) is bound into the jail: the
+ * daemon derives it from the profile's interpreter. */
+START_TEST(test_interpreter_etc)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	json_t *r = run1(&d,
+			 job("etc", "import os, sys\n"
+				    "d = '/etc/python%d.%d' % sys.version_info[:2]\n"
+				    "print(d, os.path.isdir(d))\n"),
+			 CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	char dir[64] = "", isdir[8] = "";
+	const char *out = sget(r, "stdout");
+	CHECK_R(r, out && sscanf(out, "%63s %7s", dir, isdir) == 2);
+	struct stat st;
+	bool host_has = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	json_decref(r);
+	stop_ok(&d);
+	if (!host_has)
+		SKIP_TEST("the host has no %s to bind", dir);
+	ck_assert_msg(strcmp(isdir, "True") == 0, "%s exists on the host but not in the jail", dir);
+}
+END_TEST
 
 START_TEST(test_hello_world)
 {
@@ -558,6 +585,7 @@ static Suite *daemon_jobs_suite(void)
 	Suite *s = suite_create("daemon_jobs");
 	TCase *t = tmain_tcase(s, "jobs", TIMEOUT_S);
 	tcase_add_test(t, test_hello_world);
+	tcase_add_test(t, test_interpreter_etc);
 	tcase_add_test(t, test_exit_code);
 	tcase_add_test(t, test_exception);
 	t = tmain_tcase(s, "limits", TIMEOUT_S);
