@@ -157,10 +157,18 @@ static int prepare_state_dir(struct config *c, char *err, size_t errlen)
 {
 	if (strlen(c->state_dir) > sizeof c->root_dir - 6)
 		return errfmt(err, errlen, "state dir %s: path too long", c->state_dir);
-	snprintf(c->root_dir, sizeof c->root_dir, "%s/root", c->state_dir);
 	c->state_fd = statedir_open(c->state_dir, err, errlen);
 	if (c->state_fd < 0)
 		return -1;
+	/* From here on the state dir is named by its resolved path, whose
+	 * ancestors statedir_open checked: a symlink on the way given (say
+	 * one a user owns under /tmp) cannot be re-pointed later. */
+	char real[PATH_MAX];
+	if (!realpath(c->state_dir, real) || strlen(real) >= sizeof c->state_dir ||
+	    strlen(real) > sizeof c->root_dir - 6)
+		return errfmt(err, errlen, "state dir %s: cannot resolve it", c->state_dir);
+	snprintf(c->state_dir, sizeof c->state_dir, "%s", real);
+	snprintf(c->root_dir, sizeof c->root_dir, "%s/root", c->state_dir);
 	return statedir_make_root(c->state_fd, c->state_dir, err, errlen);
 }
 

@@ -184,6 +184,36 @@ START_TEST(test_symlink_at_state_root_leaves_target_alone)
 }
 END_TEST
 
+/* A state dir given through a symlink (here one a user owns, as under /tmp)
+ * is used by its resolved path: re-pointing the symlink after the daemon
+ * started changes nothing. Before, jobs reached <state-dir>/root through the
+ * symlink, so re-pointing it moved every job's root mount point. */
+START_TEST(test_state_dir_through_symlink_resolved)
+{
+	struct tdir t;
+	tdir_make(&t);
+	char real[300], other[300], link[300], state[340], stray[360];
+	snprintf(real, sizeof real, "%s/real", t.dir);
+	snprintf(other, sizeof other, "%s/other", t.dir);
+	snprintf(link, sizeof link, "%s/link", t.dir);
+	snprintf(state, sizeof state, "%s/state", link);
+	snprintf(stray, sizeof stray, "%s/state", other);
+	ck_assert(mkdir(real, 0755) == 0 && mkdir(other, 0755) == 0);
+	ck_assert(symlink(real, link) == 0 && lchown(link, 65534, 65534) == 0);
+	struct test_daemon d;
+	START(d, "--workers", "1", "--state-dir", state);
+	/* The user re-points the symlink at a directory of their choosing. */
+	ck_assert(unlink(link) == 0 && symlink(other, link) == 0);
+	json_t *r = run1(&d, job("moved", "print('ok')"), CALL_MS);
+	stop_ok(&d);
+	bool strayed = access(stray, F_OK) == 0;
+	td_rmtree(t.dir);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass") && streq(sget(r, "stdout"), "ok\n"));
+	json_decref(r);
+	ck_assert_msg(!strayed, "the daemon followed the re-pointed symlink to %s", stray);
+}
+END_TEST
+
 /* --- the socket ------------------------------------------------------------------ */
 
 START_TEST(test_live_socket_refused_first_still_serves)
@@ -413,6 +443,7 @@ static Suite *daemon_files_suite(void)
 	TCase *t = tmain_tcase(s, "files", TIMEOUT_S);
 	tcase_add_test(t, test_state_dir_wrong_owner_or_mode_refused);
 	tcase_add_test(t, test_symlink_at_state_root_leaves_target_alone);
+	tcase_add_test(t, test_state_dir_through_symlink_resolved);
 	tcase_add_test(t, test_live_socket_refused_first_still_serves);
 	tcase_add_test(t, test_stale_socket_replaced_foreign_listener_kept);
 	tcase_add_test(t, test_uid_range_with_account_refused);
