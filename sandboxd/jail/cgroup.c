@@ -431,6 +431,11 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 			rc = cg_err(err, errlen, errno, "mkdir %s", v[made]);
 	if (rc == 0)
 		rc = cg_set_limits(r, &t, l, err, errlen);
+	if (rc == 0 && r->version == CG_V1 && r->v1_kmem_tcp && l->memory_bytes != UINT64_MAX) {
+		uint64_t pages;
+		cg_split_memory(l->memory_bytes, &pages, &t.v1_tcp_share);
+		t.v1_mem_total = l->memory_bytes;
+	}
 	if (rc < 0) {
 		int e = errno;
 		for (int i = 0; i < made; i++)
@@ -469,6 +474,25 @@ int cg_job_cpu_ns(const struct cg_job *j, uint64_t *ns)
 	if (!j->v1_cpuacct[0])
 		return cg_errno(ENOENT);
 	return cg_num(j->v1_cpuacct, "cpuacct.usage", NULL, NULL, false, ns);
+}
+
+/* What a job's sockets may be charged past their share before it is killed. */
+#define CG_TCP_SLACK (2u << 20)
+
+int cg_job_over_memory(const struct cg_job *j)
+{
+	if (!j->v1_mem_total)
+		return 0;
+	uint64_t pages, sock;
+	if (cg_num(j->v1_memory, "memory.usage_in_bytes", NULL, NULL, false, &pages) < 0 ||
+	    cg_num(j->v1_memory, "memory.kmem.tcp.usage_in_bytes", NULL, NULL, false, &sock) < 0)
+		return -1;
+	/* Past its share, TCP only grows by forced charges (about a send
+	 * buffer per connection, beyond any limit): a little of that is one
+	 * connection's normal end, more is the job spreading over sockets. */
+	if (pages + sock > j->v1_mem_total || sock > j->v1_tcp_share + CG_TCP_SLACK)
+		return 2;
+	return sock >= j->v1_tcp_share / 2 ? 1 : 0;
 }
 
 /* Every stat is tried; the first failure's errno is kept. */

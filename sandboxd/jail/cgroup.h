@@ -71,6 +71,10 @@ struct cg_job {
 	char v2[PATH_MAX];
 	char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
 	char v1_cpu[PATH_MAX];
+	/* v1 with socket buffers split off: the job's whole memory_mb, which
+	 * pages and socket buffers together must stay within, and the socket
+	 * share of it (memory.kmem.tcp's limit); 0: not split. */
+	uint64_t v1_mem_total, v1_tcp_share;
 };
 
 struct cg_stats {
@@ -130,6 +134,13 @@ int cg_job_attach(const struct cg_job *j, pid_t pid);
 /* CPU time so far (cheap: one small read), for enforcing cpu_ms from outside. */
 int cg_job_cpu_ns(const struct cg_job *j, uint64_t *ns);
 int cg_job_stats(const struct cg_job *j, struct cg_stats *s);
+/* v1 with socket buffers split off: 2 when pages plus socket buffers are
+ * past the job's memory_mb, or socket buffers more than 2 MiB past their
+ * share (TCP charges what a socket queues past memory.kmem.tcp's limit
+ * before it refuses more, about a send buffer per connection), 1 when the
+ * sockets hold half their share (watch closely), 0 when below or when there
+ * is nothing to watch, -1 when the counters cannot be read. */
+int cg_job_over_memory(const struct cg_job *j);
 /* Number of processes still in the job (cgroup.procs; v1: of the memory hierarchy). */
 int cg_job_nprocs(const struct cg_job *j);
 /* SIGKILLs everything in the job (cgroup.kill when present) and waits up to

@@ -97,7 +97,7 @@ struct jail_spec {
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */
-enum jail_hit { JAIL_HIT_NONE, JAIL_HIT_CPU, JAIL_HIT_WALL, JAIL_HIT_OUTPUT };
+enum jail_hit { JAIL_HIT_NONE, JAIL_HIT_CPU, JAIL_HIT_WALL, JAIL_HIT_OUTPUT, JAIL_HIT_MEMORY };
 
 /* How the job's processes ended, as seen from outside. */
 struct jail_result {
@@ -133,6 +133,11 @@ struct jail_cgroup {
 	int (*attach)(void *ctx, pid_t pid);
 	int (*cpu_ns)(void *ctx, uint64_t *ns);
 	void *ctx;
+	/* Optional: 2 when the job holds more memory than its limit in a way
+	 * the kernel lets it overshoot (cgroup v1 socket buffers): the
+	 * supervisor then kills it for memory; 1 when it is close (asked
+	 * again sooner), 0 when not, -1 when it cannot tell (not asked again). */
+	int (*over_memory)(void *ctx);
 };
 
 int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, gid_t gid,

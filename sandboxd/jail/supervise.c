@@ -45,6 +45,11 @@ enum {
 };
 #define DRAIN_MS 500 /* after the job's init died, how long pipes may stay open */
 #define REAP_MS 5000 /* after SIGKILL, how long the init may take to die */
+/* How often over_memory is asked, and how often once the job is close to its
+ * limit: a job fills socket buffers at memory speed, so the overshoot stays
+ * what it can queue in the shorter interval. */
+#define MEM_POLL_NS 10000000u
+#define MEM_POLL_NEAR_NS 1000000u
 
 static void set_error(struct jail_result *r, const char *what, int err)
 {
@@ -191,6 +196,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 {
 	uint64_t wall_deadline = t0 + (uint64_t)s->lim.wall_ms * 1000000u;
 	uint64_t cpu_limit = (uint64_t)s->lim.cpu_ms * 1000000u, next_cpu_check = t0;
+	uint64_t next_mem_check = cg && cg->over_memory ? t0 : UINT64_MAX;
 	uint64_t reaped_at = 0;
 	size_t stdin_off = 0;
 	bool killed = false, reaped = false;
@@ -224,6 +230,16 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 				next_cpu_check = UINT64_MAX;
 			}
 		}
+		if (!killed && now >= next_mem_check) {
+			int over = cg->over_memory(cg->ctx);
+			if (over >= 2) {
+				r->hit = JAIL_HIT_MEMORY;
+				kill_job(pid, &killed);
+			}
+			next_mem_check = over < 0    ? UINT64_MAX
+					 : over == 1 ? now + MEM_POLL_NEAR_NS
+						     : now + MEM_POLL_NS;
+		}
 		struct pollfd p[8 + MAX_LISTENERS];
 		int n = 0, ip_out = -1, ip_err = -1, ip_in = -1, ip_st = -1, ip_nt = -1,
 		    ip_ls[MAX_LISTENERS] = {-1, -1}, ip_pid = -1, ip_cancel = -1, ip_res = -1;
@@ -249,6 +265,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		uint64_t until = killed ? now + IDLE_POLL_NS : wall_deadline;
 		if (cg && !killed && next_cpu_check < until)
 			until = next_cpu_check;
+		if (!killed && next_mem_check < until)
+			until = next_mem_check;
 		if (!killed && test_deadline && test_deadline < until)
 			until = test_deadline;
 		if (f->pidfd < 0 && !reaped && until > now + IDLE_POLL_NS)

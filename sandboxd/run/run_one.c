@@ -25,6 +25,11 @@ static int run_cg_cpu(void *ctx, uint64_t *ns)
 	return cg_job_cpu_ns(ctx, ns);
 }
 
+static int run_cg_over_memory(void *ctx)
+{
+	return cg_job_over_memory(ctx);
+}
+
 /* The jail's plain description of the job: the profile's interpreter, binds
  * and filter, the request's code, stdin and files, the resolved limits. */
 static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
@@ -124,7 +129,10 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	if (in && in->job_json)
 		jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, in->job_json,
 				     in->job_len, in->key, in->seed);
-	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj};
+	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj, NULL};
+	/* cgroup v1 lets TCP queue past the socket share of memory_mb: watched. */
+	if (cgj && cgj->v1_mem_total)
+		cg.over_memory = run_cg_over_memory;
 	jail_run(&spec, cgj ? &cg : NULL, j->cancel_fd, in ? in->hooks : NULL, &f->r);
 	free(files);
 }

@@ -33,6 +33,7 @@ static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit
 	*hit = r->hit == JAIL_HIT_CPU	   ? HIT_CPU
 	       : r->hit == JAIL_HIT_WALL   ? HIT_WALL
 	       : r->hit == JAIL_HIT_OUTPUT ? HIT_OUTPUT
+	       : r->hit == JAIL_HIT_MEMORY ? HIT_MEMORY
 					   : HIT_NONE;
 	msg[0] = '\0';
 	if (f->error[0]) {
@@ -47,6 +48,10 @@ static enum proto_verdict verdict_of(const struct run_facts *f, enum proto_limit
 	if (*hit == HIT_OUTPUT) {
 		snprintf(msg, msglen, "output limit exceeded");
 		return V_OUTPUT_LIMIT;
+	}
+	if (*hit == HIT_MEMORY) {
+		snprintf(msg, msglen, "memory limit exceeded (pages and socket buffers)");
+		return V_MEMORY_LIMIT;
 	}
 	if (r->violation_nr >= 0) {
 		char name[64];

@@ -251,11 +251,30 @@ START_TEST(test_job_create_v1_tcp)
 	ck_assert_int_eq(cg_job_stats(&j, &s), 0);
 	ck_assert_uint_eq(s.memory_peak, 1048576 + 4096);
 
+	/* The watch for TCP's forced charges past its share (8 MiB here): fine
+	 * below half the share, close from there, over at 2 MiB past the share
+	 * or when pages and sockets together pass the 64 MiB. */
+	struct {
+		const char *pages, *sock;
+		int want;
+	} w[] = {{"10485760\n", "1048576\n", 0},  {"10485760\n", "4194304\n", 1},
+		 {"10485760\n", "10485760\n", 1}, {"10485760\n", "10485761\n", 2},
+		 {"58720256\n", "8388608\n", 1},  {"58720257\n", "8388608\n", 2}};
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		put(P("%s/memory.usage_in_bytes", j.v1_memory), w[i].pages);
+		put(P("%s/memory.kmem.tcp.usage_in_bytes", j.v1_memory), w[i].sock);
+		ck_assert_msg(cg_job_over_memory(&j) == w[i].want, "row %zu: %d, want %d", i,
+			      cg_job_over_memory(&j), w[i].want);
+	}
+	put(P("%s/memory.kmem.tcp.usage_in_bytes", j.v1_memory), "garbage\n");
+	ck_assert_int_eq(cg_job_over_memory(&j), -1);
+
 	/* Unlimited stays unlimited: no split, no tcp limit. */
 	struct cg_limits unl = {UINT64_MAX, 16, 0};
 	ck_assert_msg(cg_job_create(&r, "job-u", &unl, &j, err, sizeof err) == 0, "%s", err);
 	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "-1");
 	ck_assert(!exists(P("%s/memory.kmem.tcp.limit_in_bytes", j.v1_memory)));
+	ck_assert_int_eq(cg_job_over_memory(&j), 0); /* nothing to watch */
 }
 END_TEST
 

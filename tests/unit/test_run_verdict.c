@@ -164,6 +164,18 @@ START_TEST(test_hit_wall_timeout)
 }
 END_TEST
 
+/* The daemon's own kill for memory (cgroup v1: pages and socket buffers
+ * past memory_mb) is a memory limit even without an OOM kill. */
+START_TEST(test_hit_memory)
+{
+	struct jail_result r = killed(SIGKILL);
+	r.hit = JAIL_HIT_MEMORY;
+	struct outcome o = judge(&r, NULL, true);
+	ck_verdict(o, V_MEMORY_LIMIT, HIT_MEMORY);
+	ck_msg_has(o, "socket buffers");
+}
+END_TEST
+
 START_TEST(test_hit_output)
 {
 	struct jail_result r = killed(SIGKILL);
@@ -568,6 +580,7 @@ static Suite *verdict_suite(void)
 	tcase_add_test(t, test_hit_cpu_timeout);
 	tcase_add_test(t, test_hit_wall_timeout);
 	tcase_add_test(t, test_hit_output);
+	tcase_add_test(t, test_hit_memory);
 	tcase_add_test(t, test_violation_nr);
 	tcase_add_test(t, test_sigsys_violation);
 	tcase_add_test(t, test_violation_foreign_abi);
