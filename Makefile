@@ -45,7 +45,12 @@ ALL_SRC := $(foreach c,$(sort $(DAEMON_COMPONENTS) $(CLIENT_COMPONENTS)),$(wildc
 # sandboxd/jail/cgroup_place.c; test_client_eval_score.c, client/eval/score.c).
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
-INTEG_SRC := $(wildcard tests/integration/test_*.c)
+# The stress tier (make check-stress, its own budget in .ci/run): floods of
+# connections and of jobs from hostile clients, and the daemon's RSS and
+# descriptors over thousands of jobs. They take minutes, not seconds.
+STRESS_SRC := tests/integration/test_hostile_clients.c tests/integration/test_daemon_load.c
+STRESS_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(STRESS_SRC))
+INTEG_SRC := $(filter-out $(STRESS_SRC),$(wildcard tests/integration/test_*.c))
 INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRC))
 # The shared test code (tests/helpers/*.c, all but failalloc.c) as one
 # archive: each test binary links the helpers it uses.
@@ -66,6 +71,7 @@ TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
+	stress check-stress \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/runner.pyz
 
@@ -161,6 +167,12 @@ runner-tests: $(BUILD)/runner.pyz
 
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
+
+stress: all $(STRESS_BIN)
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh stress $(STRESS_BIN)
+
+check-stress: deps
+	@$(MAKE) --no-print-directory stress
 
 # The tree's shape on the built objects: no link-level cycle, calls only down
 # the component order, the size rule, libsbx without daemon symbols, and a

@@ -64,9 +64,12 @@ for t in "$@"; do
 		fi
 		continue
 	fi
+	t0=$(date +%s%N)
 	out=$(CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120} "$t" 2>&1)
 	rc=$?
-	printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks' | sed "s|^|  $name: |"
+	took=$(( ($(date +%s%N) - t0) / 100000000 ))
+	printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks' |
+		sed "s|^|  $name: |; s|\$| ($((took / 10)).$((took % 10)) s)|"
 	n_run=$(printf '%s\n' "$out" | sed -nE 's/^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/p' | tail -1)
 	if [ -n "$n_run" ]; then
 		read -r c f e <<<"$n_run"
