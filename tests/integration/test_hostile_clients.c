@@ -22,7 +22,8 @@
  *   # timeout: SECONDS                how long one run may take (default 120)
  *
  * Environment given to the script: SBX_SOCKET (the daemon's socket),
- * SBX_DAEMON_PID, SBX_UID_BASE, SBX_WORKERS, SBX_DAEMON_SANITIZED (1 for
+ * SBX_DAEMON_PID, SBX_UID_BASE, SBX_WORKERS, SBX_DAEMON_LOG (its log file),
+ * SBX_DAEMON_SANITIZED (1 for
  * an AddressSanitizer build, whose memory figures are reported but not
  * checked: its shadow and quarantine are not the daemon's buffers) and, for
  * the control run, SBX_HOSTILE_CONTROL=1. tests/hostile/client_lib.py holds the shared code
@@ -192,6 +193,7 @@ static int run_script(const char *path, struct test_daemon *d, bool control, int
 		setenv("SBX_DAEMON_PID", pid, 1);
 		setenv("SBX_UID_BASE", uid, 1);
 		setenv("SBX_WORKERS", workers, 1);
+		setenv("SBX_DAEMON_LOG", d->log, 1);
 		setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
 		setenv("SBX_DAEMON_SANITIZED", tproc_sanitized(d->pid) ? "1" : "0", 1);
 		if (control)
