@@ -4,12 +4,41 @@
 Prints medians and ratios; never pass/fail. Baselines: bare python3 on the
 same program (no isolation at all) and, when installed, bubblewrap with every
 namespace unshared (a common minimal sandbox)."""
-import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+import gzip, json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 N = int(os.environ.get("BENCH_N", "40"))
 PY = "/usr/bin/python3"
 PROGRAMS = {"pass": "pass\n", "import json,re": "import json, re\n"}
+DATASETS = os.environ.get("SBX_DATASETS", os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                                      "shared", "datasets"))
+WINDOW = 24  # requests in flight on one connection (below the per-peer queue cap)
+
+
+def humaneval_rate(sock, tasks, isolation):
+    """Tasks/s for every canonical HumanEval solution with this isolation,
+    pipelined on one connection; also the CPU each task took in the jail."""
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sock)
+    f = s.makefile("rb")
+    reqs = [json.dumps({"id": t["task_id"], "code": t["prompt"] + t["canonical_solution"],
+                        "format": "humaneval", "tests": t["test"],
+                        "entry_point": t["entry_point"], "isolation": isolation}).encode()
+            + b"\n" for t in tasks]
+    t0 = time.perf_counter()
+    sent = done = 0
+    passed, cpu = 0, []
+    while done < len(reqs):
+        while sent < len(reqs) and sent - done < WINDOW:
+            s.sendall(reqs[sent])
+            sent += 1
+        r = json.loads(f.readline())
+        done += 1
+        passed += r.get("verdict") == "pass"
+        cpu.append((r.get("usage") or {}).get("cpu_ms", 0))
+    rate = len(reqs) / (time.perf_counter() - t0)
+    s.close()
+    return rate, passed, statistics.median(cpu)
 
 
 def median_ms(fn, n=N):
@@ -96,6 +125,27 @@ def main():
         sbx_tp = par(one)
         print(f"\nthroughput, {workers} at a time: bare python3 {bare_tp:.1f} runs/s, "
               f"sandboxd {sbx_tp:.1f} jobs/s ({sbx_tp / bare_tp:.2f}x of bare)")
+        # The cost of isolation "process" (issue 10): the same 164 tasks,
+        # in-process and with the candidate in its own process, interleaved.
+        he = os.path.join(DATASETS, "HumanEval.jsonl.gz")
+        if os.path.exists(he):
+            with gzip.open(he, "rt") as fh:
+                tasks = [json.loads(line) for line in fh if line.strip()]
+            rounds = int(os.environ.get("BENCH_HE_ROUNDS", "2"))
+            res = {"none": [], "process": []}
+            for _ in range(rounds):
+                for iso in ("none", "process"):
+                    res[iso].append(humaneval_rate(sock, tasks, iso))
+            print(f"\nHumanEval {len(tasks)} canonical, {workers} workers, median of {rounds}:")
+            for iso, rs in res.items():
+                rate = statistics.median(r[0] for r in rs)
+                print(f"  isolation {iso:8} {rate:6.1f} tasks/s, {min(r[1] for r in rs)} passed, "
+                      f"CPU per task {statistics.median(r[2] for r in rs):.0f} ms")
+            ratio = (statistics.median(r[0] for r in res["process"]) /
+                     statistics.median(r[0] for r in res["none"]))
+            print(f"  process / in-process throughput: {ratio:.2f}x")
+        else:
+            print(f"\n(no {he}: HumanEval isolation cost not measured)")
     finally:
         daemon.terminate()
         daemon.wait()
