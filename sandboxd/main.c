@@ -164,11 +164,12 @@ static int prepare_state_dir(struct config *c, char *err, size_t errlen)
 	 * ancestors statedir_open checked: a symlink on the way given (say
 	 * one a user owns under /tmp) cannot be re-pointed later. */
 	char real[PATH_MAX];
-	if (!realpath(c->state_dir, real) || strlen(real) >= sizeof c->state_dir ||
-	    strlen(real) > sizeof c->root_dir - 6)
+	if (!realpath(c->state_dir, real))
 		return errfmt(err, errlen, "state dir %s: cannot resolve it", c->state_dir);
-	snprintf(c->state_dir, sizeof c->state_dir, "%s", real);
-	snprintf(c->root_dir, sizeof c->root_dir, "%s/root", c->state_dir);
+	int n = snprintf(c->root_dir, sizeof c->root_dir, "%s/root", real);
+	if (n < 0 || (size_t)n >= sizeof c->root_dir)
+		return errfmt(err, errlen, "state dir %s: path too long", real);
+	memcpy(c->state_dir, real, strlen(real) + 1);
 	return statedir_make_root(c->state_fd, c->state_dir, err, errlen);
 }
 
