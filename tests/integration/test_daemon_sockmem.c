@@ -40,6 +40,14 @@ START_TEST(test_tcp_buffers_charged)
 	long long mem_kb = iget2(r, "usage", "memory_kb"), sent = -1, held = -1;
 	const char *out = sget(r, "stdout");
 	const char *at = out ? strstr(out, "sent ") : NULL;
+	/* Ended for memory (v1: the daemon's watch of pages plus socket buffers;
+	 * v2: the OOM kill): the limit named is memory, from the cgroup's
+	 * evidence, and the peak it reports is within reach of the limit. */
+	if (streq(v, "memory_limit")) {
+		CHECK_R(r, streq(sget(r, "limit_hit"), "memory"));
+		CHECK_RM(r, mem_kb > 0 && mem_kb <= (64 + 16) * 1024,
+			 "memory_kb %lld for a 64 MB job ended for memory", mem_kb);
+	}
 	if (streq(v, "pass")) {
 		CHECK_R(r, at && sscanf(at, "sent %lld MB, queued in the kernel %lld MB", &sent,
 					&held) == 2);
