@@ -51,8 +51,15 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 	for (size_t i = 0; i < req->nfiles; i++)
 		files[i] =
 		    (struct jail_file){req->files[i].path, req->files[i].data, req->files[i].len};
-	*jj = (struct jail_job){.lim = {j->lim.cpu_ms, j->lim.wall_ms, j->lim.memory_mb,
-					j->lim.pids, j->lim.output_kb, j->lim.tmpfs_mb},
+	*jj = (struct jail_job){.lim = {.cpu_ms = j->lim.cpu_ms,
+					.wall_ms = j->lim.wall_ms,
+					.memory_mb = j->lim.memory_mb,
+					.pids = j->lim.pids,
+					.output_kb = j->lim.output_kb,
+					.tmpfs_mb = j->lim.tmpfs_mb,
+					/* The CPU cap (limit key "cpus"): the cgroup's
+					 * bandwidth and the CPU count /proc shows. */
+					.cpus = j->lim.cpus > 0 ? j->lim.cpus : 1},
 				.interpreter = p->interpreter,
 				.args = (const char *const *)p->args,
 				.nargs = p->nargs,
@@ -65,9 +72,6 @@ static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
 				.stdin_len = req->stdin_len,
 				.files = files,
 				.nfiles = req->nfiles};
-	/* The CPU cap (limit key "cpus"): the cgroup's bandwidth and the CPU
-	 * count the job's /proc shows. */
-	jj->lim.cpus = j->lim.cpus > 0 ? j->lim.cpus : 1;
 	return files;
 }
 
