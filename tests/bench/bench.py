@@ -9,7 +9,8 @@ BUILD/bench.json, with the ratios charted in BUILD/bench.svg:
      against sandboxd test requests, tasks/s;
   4. 40 BigCodeBench tasks, plain python3 + unittest against sandboxd;
   5. throughput with 1 and 2 workers (a daemon per count) for 1 and 3;
-  6. the daemon's RSS; 7. one job's phases from the response's `timing`.
+  6. the daemon's RSS; 7. one job's phases from the response's `timing`;
+  and what isolation "process" costs on HumanEval (issue 10).
 Methods are interleaved round by round and ratios are medians of per-round
 ratios. Figures only: nothing here passes or fails on time.
 BENCH_QUICK=1: fewer rounds and tasks (under two minutes)."""
@@ -37,7 +38,7 @@ DATASETS = os.environ.get("SBX_DATASETS",
 ROUNDS = {  # quick, full
     "trivial": (10, 40), "numpy_pandas": (3, 12), "he_tasks": (40, 164),
     "he_rounds": (1, 3), "bcb_tasks": (10, 40), "bcb_rounds": (1, 2),
-    "tp_jobs": (20, 80), "tp_rounds": (1, 2), "phase_tasks": (5, 20)}
+    "tp_jobs": (20, 80), "tp_rounds": (1, 2), "phase_tasks": (5, 20), "iso_rounds": (1, 2)}
 N = {k: v[0 if QUICK else 1] for k, v in ROUNDS.items()}
 if os.environ.get("BENCH_N"):
     N["trivial"] = int(os.environ["BENCH_N"])
@@ -105,6 +106,26 @@ def he_section(daemon, he, rounds, manager=False):
         m = res["bare_manager"]
         m["median_tasks_per_s"] = med(m["tasks_per_s"])
         m["ratio"] = paired_ratio(res["sandboxd"]["tasks_per_s"], m["tasks_per_s"])
+    return res
+
+
+def iso_section(daemon, he, rounds):
+    """What isolation "process" costs (issue 10): the same tasks in the
+    tests' process and with the candidate in its own, interleaved."""
+    res = {"tasks": len(he), "rounds": rounds, "workers": daemon.workers}
+    with Conn(daemon.sock) as c:
+        for _ in range(rounds):
+            for iso in ("none", "process"):
+                r = res.setdefault(iso, {"tasks_per_s": [], "passed": [], "cpu_ms": []})
+                rate, p, _ = tasks.sbx_rate(c, tasks.he_requests(he, isolation=iso),
+                                            r["cpu_ms"])
+                r["tasks_per_s"].append(rate)
+                r["passed"].append(p)
+    for iso in ("none", "process"):
+        r = res[iso]
+        r["median_tasks_per_s"] = med(r["tasks_per_s"])
+        r["median_cpu_ms"] = med(r.pop("cpu_ms"))
+    res["ratio"] = paired_ratio(res["process"]["tasks_per_s"], res["none"]["tasks_per_s"])
     return res
 
 
@@ -179,6 +200,8 @@ def main():
                 phases["humaneval"] = phase_medians(got)
                 out["humaneval"] = he_section(d, he[:N["he_tasks"]], N["he_rounds"],
                                               manager=True)
+                out["humaneval_isolation"] = iso_section(d, he[:N["he_tasks"]],
+                                                         N["iso_rounds"])
             if bcb:
                 picked = tasks.bcb_pick(bcb, N["bcb_tasks"])
                 out["bigcodebench"] = bcb_section(d, picked, N["bcb_rounds"])
@@ -219,6 +242,16 @@ def report(out):
         table("data sets, %d workers / processes at a time (sections 3, 4)"
               % out.get("humaneval", out.get("bigcodebench"))["workers"],
               ["", "tasks/s", "passed", "sandboxd x this"], rows)
+    if "humaneval_isolation" in out:
+        res = out["humaneval_isolation"]
+        n = res["tasks"]
+        table("HumanEval %d, isolation none against process (issue 10), %d workers, %d rounds"
+              % (n, res["workers"], res["rounds"]), ["isolation", "tasks/s", "passed",
+                                                     "CPU ms/task", "x none"],
+              [[iso, fmt(res[iso]["median_tasks_per_s"]),
+                "%d/%d" % (min(res[iso]["passed"]), n), fmt(res[iso]["median_cpu_ms"], ".0f"),
+                fmt(1.0 if iso == "none" else res["ratio"], ".2f")]
+               for iso in ("none", "process")])
     rows = []
     for w in ("1", "2"):
         t = out["throughput"][w]

@@ -112,7 +112,7 @@ def he_bare(tasks, workers, manager=False):
     return len(tasks) / (time.perf_counter() - t0), sum(ok)
 
 
-def he_requests(tasks, timing=False):
+def he_requests(tasks, timing=False, isolation=None):
     reqs = []
     for t in tasks:
         r = {"id": t["task_id"], "code": t["prompt"] + t["canonical_solution"],
@@ -120,13 +120,18 @@ def he_requests(tasks, timing=False):
              "entry_point": t["entry_point"]}
         if timing:
             r["timing"] = True
+        if isolation:
+            r["isolation"] = isolation
         reqs.append(r)
     return reqs
 
 
-def sbx_rate(conn, reqs):
-    """(tasks/s, passed, busy answers) pipelined on one connection."""
+def sbx_rate(conn, reqs, cpu=None):
+    """(tasks/s, passed, busy answers) pipelined on one connection; cpu, when
+    given, gets each job's CPU milliseconds."""
     out, secs, busy = conn.pipeline(reqs, WINDOW)
+    if cpu is not None:
+        cpu.extend((r.get("usage") or {}).get("cpu_ms", 0) for r in out.values())
     return len(reqs) / secs, sum(r.get("verdict") == "pass" for r in out.values()), busy
 
 
