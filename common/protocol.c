@@ -175,6 +175,11 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 			rc = parse_policy(v, r, err);
 		} else if (strcmp(key, F_TENANT) == 0) {
 			rc = parse_tenant(v, r, err);
+		} else if (strcmp(key, F_TIMING) == 0) {
+			if (!json_is_boolean(v))
+				return proto_fail(err, E_BAD_REQUEST, "\"%s\" must be a boolean",
+						  key);
+			r->timing = json_is_true(v);
 		} else {
 			return proto_fail(err, E_BAD_REQUEST, "unknown field \"%.64s\"", key);
 		}

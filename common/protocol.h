@@ -22,6 +22,9 @@
  * (uid, tenant). */
 #define F_TENANT "tenant"
 #define PROTO_TENANT_MAX 64
+/* true: the response carries "timing", the run's phases as the daemon's
+ * monotonic clock saw them (docs/protocol.md, "Timing"). */
+#define F_TIMING "timing"
 /* Test requests (structured feedback). */
 #define F_TESTS "tests"
 #define F_FORMAT "format"
@@ -89,6 +92,21 @@
 #define S_SKIPPED "skipped"
 #define FB_COMPILATION "compilation"
 #define FB_EXECUTION "execution"
+/* The "timing" object's keys: phase durations in microseconds, and the
+ * number of runs they were summed over. */
+#define TM_ACCEPT_US "accept_us"
+#define TM_QUEUE_US "queue_us"
+#define TM_SETUP_HOST_US "setup_host_us"
+#define TM_SETUP_JAIL_US "setup_jail_us"
+#define TM_START_US "start_us"
+#define TM_USER_CODE_US "user_code_us"
+#define TM_TESTS_US "tests_us"
+#define TM_EXIT_US "exit_us"
+#define TM_RUN_US "run_us"
+#define TM_TEARDOWN_US "teardown_us"
+#define TM_RESPONSE_US "response_us"
+#define TM_TOTAL_US "total_us"
+#define TM_RUNS "runs"
 #define I_BAD_RECORDS "bad_records"
 #define I_EXTRA_TESTS "extra_tests"
 #define U_CPU_MS "cpu_ms"
@@ -230,6 +248,7 @@ struct proto_request {
 	double float_tolerance; /* < 0: exact comparison */
 	bool fail_fast;		/* stdio: stop at the first case that does not pass */
 	enum proto_isolation isolation;
+	bool timing; /* the response carries the phase timings */
 };
 
 struct proto_error {

@@ -283,6 +283,13 @@ void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns)
 	}
 	if (!ok)
 		f->bad_records++;
+	uint64_t *at = !ok				? NULL
+		       : strcmp(type, REC_COMPILE) == 0 ? &f->compile_ns
+		       : strcmp(type, REC_START) == 0	? &f->first_start_ns
+		       : strcmp(type, REC_DONE) == 0	? &f->done_ns
+							: NULL;
+	if (at && !*at)
+		*at = now_ns;
 	json_decref(o);
 }
 

@@ -39,6 +39,10 @@ struct fb_run {
 	char *harness_error;
 	bool done;
 	size_t bad_records, extra_tests;
+	/* When the first accepted compile, start and done records arrived
+	 * (monotonic ns, 0: none), for the response's "timing". The runner
+	 * sends them, so the candidate could delay or hasten them. */
+	uint64_t compile_ns, first_start_ns, done_ns;
 };
 
 void fb_init(struct fb_run *f, const char *key, long test_timeout_ms);

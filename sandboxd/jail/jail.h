@@ -99,6 +99,16 @@ struct jail_spec {
 /* A limit the supervisor enforced itself (it killed the job for it). */
 enum jail_hit { JAIL_HIT_NONE, JAIL_HIT_CPU, JAIL_HIT_WALL, JAIL_HIT_OUTPUT, JAIL_HIT_MEMORY };
 
+/* Monotonic instants (ns) of one run as the supervisor saw them, 0 when not
+ * seen: the clone of the init, the "go" written once it is in its cgroup,
+ * the last seccomp listener received (the payloads' layers are applied and
+ * their execve follows; only with a notifying filter), the init's report of
+ * the main payload's exit, and the init reaped. For the "timing" a request
+ * may ask for. */
+struct jail_times {
+	uint64_t clone_ns, go_ns, exec_ns, exit_ns, reaped_ns;
+};
+
 /* How the job's processes ended, as seen from outside. */
 struct jail_result {
 	bool started;
@@ -116,6 +126,7 @@ struct jail_result {
 	uint64_t wall_ns;
 	long cpu_limit_ms;
 	bool watchdog; /* a test ran past its time limit and the job was stopped */
+	struct jail_times times;
 };
 
 /* Test runs: what supervise() does with the result channel's lines. */

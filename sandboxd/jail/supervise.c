@@ -121,6 +121,7 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 	 * 127), and once the jail failed the job never ran: that exit status
 	 * must not become a verdict of the job's own (runtime_error). */
 	if (m.kind == JAIL_MSG_STATUS && !r->have_status && !r->error[0]) {
+		r->times.exit_ns = clock_mono_ns();
 		r->have_status = true;
 		r->status = m.status;
 		r->ru = m.ru;
@@ -296,6 +297,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			int l = fdpass_recv(f->notify_r, MSG_DONTWAIT);
 			if (l >= 0)
 				f->listener[f->nlisteners] = l;
+			if (l >= 0 && f->nlisteners + 1 == f->want_listeners)
+				r->times.exec_ns = clock_mono_ns();
 			if (l < 0 || ++f->nlisteners == f->want_listeners)
 				close_fd(&f->notify_r);
 			/* Without its listener a kill-listed syscall would get ENOSYS
@@ -332,6 +335,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 				reaped = true;
 				reaped_at = clock_mono_ns();
 				r->wall_ns = reaped_at - t0;
+				r->times.reaped_ns = reaped_at;
 				drain_status(f, r);
 			}
 		}
@@ -341,6 +345,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		if (!reap_bounded(pid, REAP_MS))
 			set_error(r, "the job's init did not die after SIGKILL", ETIMEDOUT);
 		r->wall_ns = clock_mono_ns() - t0;
+		r->times.reaped_ns = t0 + r->wall_ns;
 	}
 }
 
@@ -423,6 +428,7 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		goto out;
 	}
 	uint64_t t0 = clock_mono_ns();
+	r->times.clone_ns = t0;
 	pid_t pid = clone(jail_exec_init, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, &c);
 	int clone_errno = errno;
 	free(stack); /* the child has its own copy: no CLONE_VM */
@@ -469,6 +475,8 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	} else if (write(f.sync_w, "g", 1) != 1) {
 		set_error(r, "starting the job", errno);
 		kill(pid, SIGKILL);
+	} else {
+		r->times.go_ns = clock_mono_ns();
 	}
 	close_fd(&f.sync_w);
 	/* The key is 32 bytes, far below the pipe's capacity: this never blocks. */

@@ -19,7 +19,8 @@
 
 /* Runs the runner once on `format`; fills fb and f. false: cancelled. */
 static bool plan_run_runner(const struct config *cfg, int slot, const struct job *j,
-			    const char *format, struct fb_run *fb, struct run_facts *f)
+			    const char *format, struct fb_run *fb, struct run_facts *f,
+			    struct run_timing *t)
 {
 	char key[REC_KEY_LEN + 1];
 	char *job = runner_job_key(key) == 0 ? runner_job_json(&j->req, format) : NULL;
@@ -39,6 +40,7 @@ static bool plan_run_runner(const struct config *cfg, int slot, const struct job
 			    .isolate =
 				j->req.isolation == ISO_PROCESS && strcmp(format, "compile") != 0};
 	run_one(cfg, slot, j, &in, f);
+	run_timing_add(t, f, fb);
 	free(job);
 	return !f->r.cancelled;
 }
@@ -48,11 +50,13 @@ json_t *plan_runner(const struct config *cfg, int slot, const struct job *j)
 	struct fb_run fb;
 	struct run_facts f;
 	struct run_verdict rv, final;
+	struct run_timing t;
 	json_t *resp = NULL;
-	if (plan_run_runner(cfg, slot, j, proto_format_name(j->req.format), &fb, &f)) {
+	run_timing_begin(&t, j);
+	if (plan_run_runner(cfg, slot, j, proto_format_name(j->req.format), &fb, &f, &t)) {
 		verdict_run(&f, &rv);
 		verdict_tests(&fb, &rv, f.r.watchdog, &final);
-		struct response_in in = {.rep = &f, .verdict = &final, .fb = &fb};
+		struct response_in in = {.rep = &f, .verdict = &final, .fb = &fb, .timing = &t};
 		resp = response_build(cfg, j, &in);
 	}
 	run_facts_free(&f);
@@ -94,11 +98,12 @@ static void plan_judge_case(struct fb_run *fb, const struct job *j, size_t i,
 
 /* The compile step failed (or the sandbox did): that is the response. */
 static json_t *plan_compile_failed(const struct config *cfg, const struct job *j, struct fb_run *fb,
-				   const struct run_facts *f, const struct run_verdict *rv)
+				   const struct run_facts *f, const struct run_verdict *rv,
+				   struct run_timing *t)
 {
 	struct run_verdict final;
 	verdict_tests(fb, rv, false, &final);
-	struct response_in in = {.rep = f, .verdict = &final, .fb = fb};
+	struct response_in in = {.rep = f, .verdict = &final, .fb = fb, .timing = t};
 	return response_build(cfg, j, &in);
 }
 
@@ -125,7 +130,8 @@ static void plan_not_run(struct fb_run *fb, const struct job *j, size_t i, const
 
 /* Runs case i within what is left of the budget; false: cancelled. */
 static bool plan_run_case(const struct config *cfg, int slot, const struct job *j, size_t i,
-			  struct plan_budget *b, struct run_facts *f, struct run_verdict *rv)
+			  struct plan_budget *b, struct run_facts *f, struct run_verdict *rv,
+			  struct run_timing *t)
 {
 	const struct proto_limits *l = &j->lim;
 	long cpu_left = plan_left(b, l->cpu_ms, true), wall_left = plan_left(b, l->wall_ms, false);
@@ -135,6 +141,7 @@ static bool plan_run_case(const struct config *cfg, int slot, const struct job *
 			    .cpu_ms = cpu_left < l->case_cpu_ms ? cpu_left : l->case_cpu_ms,
 			    .wall_ms = wall_left < l->case_wall_ms ? wall_left : l->case_wall_ms};
 	run_one(cfg, slot, j, &in, f);
+	run_timing_add(t, f, NULL);
 	if (f->r.cancelled)
 		return false;
 	verdict_run(f, rv);
@@ -148,16 +155,18 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 	struct run_facts f, rep = {.r.violation_nr = -1};
 	struct run_verdict rv, acc = {.v = V_PASS};
 	struct plan_budget b = {.t0 = clock_mono_ns()};
+	struct run_timing t;
 	json_t *resp = NULL;
 	bool have_rep = false, rep_is_bad = false, cancelled = false;
-	if (!plan_run_runner(cfg, slot, j, "compile", &fb, &f)) {
+	run_timing_begin(&t, j);
+	if (!plan_run_runner(cfg, slot, j, "compile", &fb, &f, &t)) {
 		run_facts_free(&f);
 		fb_free(&fb);
 		return NULL;
 	}
 	verdict_run(&f, &rv);
 	if (!fb.have_compile || !fb.compile_ok || rv.v != V_PASS) {
-		resp = plan_compile_failed(cfg, j, &fb, &f, &rv);
+		resp = plan_compile_failed(cfg, j, &fb, &f, &rv, &t);
 		run_facts_free(&f);
 		fb_free(&fb);
 		return resp;
@@ -174,7 +183,7 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 			plan_not_run(&fb, j, i, "not run: the request's time limit was spent");
 			break;
 		}
-		if ((cancelled = !plan_run_case(cfg, slot, j, i, &b, &f, &rv))) {
+		if ((cancelled = !plan_run_case(cfg, slot, j, i, &b, &f, &rv, &t))) {
 			run_facts_free(&f);
 			break;
 		}
@@ -209,7 +218,8 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 		usage[1] = (clock_mono_ns() - b.t0) / 1000000u;
 		fb.done = true;
 		verdict_cases_done(&acc, &fb);
-		struct response_in in = {.rep = &rep, .verdict = &acc, .usage = usage, .fb = &fb};
+		struct response_in in = {
+		    .rep = &rep, .verdict = &acc, .usage = usage, .fb = &fb, .timing = &t};
 		resp = response_build(cfg, j, &in);
 	}
 	if (have_rep)

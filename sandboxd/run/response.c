@@ -75,5 +75,7 @@ json_t *response_build(const struct config *cfg, const struct job *j, const stru
 	json_object_set_new(resp, R_ENFORCEMENT, enforcement_json(cfg, f->have_cg));
 	if (in->fb)
 		fb_to_json(in->fb, &j->req, resp);
+	if (in->timing) /* last: the response phase ends here */
+		run_timing_json(in->timing, j, resp);
 	return resp;
 }

@@ -9,11 +9,14 @@ static json_t *run_plain(const struct config *cfg, int slot, const struct job *j
 {
 	struct run_facts f;
 	struct run_verdict v;
+	struct run_timing t;
+	run_timing_begin(&t, j);
 	run_one(cfg, slot, j, NULL, &f);
+	run_timing_add(&t, &f, NULL);
 	json_t *resp = NULL;
 	if (!f.r.cancelled) {
 		verdict_run(&f, &v);
-		struct response_in in = {.rep = &f, .verdict = &v};
+		struct response_in in = {.rep = &f, .verdict = &v, .timing = &t};
 		resp = response_build(cfg, j, &in);
 	}
 	run_facts_free(&f);

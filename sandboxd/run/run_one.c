@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "sandboxd/run/run_priv.h"
 
@@ -158,17 +159,21 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 		f->have_cg = cg_job_create(&cfg->cg, name, &cl, &cgj, err, sizeof err) == 0;
 		if (!f->have_cg) {
 			snprintf(f->error, sizeof f->error, "cgroup: %.200s", err);
+			f->end_ns = clock_mono_ns();
 			return;
 		}
 	}
 	run_in_jail(cfg, slot, j, in, f->have_cg ? &cgj : NULL, f);
-	if (!f->have_cg)
+	if (!f->have_cg) {
+		f->end_ns = clock_mono_ns();
 		return;
+	}
 	/* The init is reaped, so its PID namespace is gone; the sweep catches
 	 * anything that still shows in the cgroup, then the counters are final. */
 	f->leftover = cg_job_kill(&cgj, RUN_SWEEP_MS) < 0;
 	f->have_stats = cg_job_stats(&cgj, &f->st) == 0;
 	cg_job_destroy(&cgj);
+	f->end_ns = clock_mono_ns();
 	if (f->leftover)
 		log_msg("job %s: processes remained after the kill (slot %d)", j->req.id, slot);
 }

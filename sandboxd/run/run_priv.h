@@ -40,6 +40,7 @@ struct run_facts {
 	struct cg_stats st;
 	bool have_stats, have_cg;
 	bool leftover;	 /* processes remained in the cgroup after the kill (logged) */
+	uint64_t end_ns; /* the run is over: reaped, swept, its cgroup removed */
 	char error[256]; /* the run could not be set up (cgroup, spec) */
 };
 
@@ -87,6 +88,37 @@ void verdict_cases_done(struct run_verdict *acc, const struct fb_run *fb);
 json_t *plan_runner(const struct config *cfg, int slot, const struct job *j);
 json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j);
 
+/* run_timing.c: the response's "timing", phases in order. */
+enum run_tm {
+	RUN_TM_ACCEPT,
+	RUN_TM_QUEUE,
+	RUN_TM_SETUP_HOST,
+	RUN_TM_SETUP_JAIL,
+	RUN_TM_START,
+	RUN_TM_USER_CODE,
+	RUN_TM_TESTS,
+	RUN_TM_EXIT,
+	RUN_TM_RUN,
+	RUN_TM_TEARDOWN,
+	RUN_TM_RESPONSE,
+	RUN_TM_COUNT
+};
+struct run_timing {
+	bool on; /* the request asked for it */
+	uint64_t mark;
+	bool mark_ok; /* mark is a boundary that was seen */
+	uint64_t ns[RUN_TM_COUNT];
+	bool have[RUN_TM_COUNT];
+	unsigned runs;
+};
+/* From the line's arrival to a worker taking the job. */
+void run_timing_begin(struct run_timing *t, const struct job *j);
+/* One run's phases (fb: the runner's records; NULL for a plain run), summed
+ * with the request's earlier runs. */
+void run_timing_add(struct run_timing *t, const struct run_facts *f, const struct fb_run *fb);
+/* The response phase ends now; adds "timing" to resp when t->on. */
+void run_timing_json(struct run_timing *t, const struct job *j, json_t *resp);
+
 /* response.c: the response, built once. `rep` supplies output, exit status
  * and the violation; usage is rep's unless `usage` is given (stdio totals);
  * fb adds the test fields. */
@@ -95,6 +127,7 @@ struct response_in {
 	const struct run_verdict *verdict;
 	const uint64_t *usage; /* cpu_ms, wall_ms, memory_kb; NULL: rep's */
 	const struct fb_run *fb;
+	struct run_timing *timing; /* NULL: none */
 };
 json_t *response_build(const struct config *cfg, const struct job *j, const struct response_in *in);
 

@@ -27,6 +27,9 @@ struct job {
 	const struct profile *prof;
 	struct proto_limits lim;
 	int cancel_fd; /* eventfd: readable once the job's client is gone */
+	/* Monotonic instants (ns) for the response's "timing": the request line
+	 * complete, the job queued, a worker taking it. */
+	uint64_t received_ns, queued_ns, popped_ns;
 	/* Set by post_prepare at enqueue: what answering needs, so that the
 	 * answer never depends on an allocation (post.h). */
 	void *post_node;

@@ -281,6 +281,7 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	char *id = NULL;
 	if (len == 0)
 		return;
+	uint64_t received = clock_mono_ns();
 	if (proto_parse_request(line, len, &cfg->bounds, &req, &id, &perr) < 0) {
 		conn_error(c, id, perr.code, perr.message);
 		free(id);
@@ -333,6 +334,8 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 			memset(&j->req, 0, sizeof j->req);
 			conn_error(c, req.id, E_INTERNAL, "out of memory");
 		} else {
+			j->received_ns = received;
+			j->queued_ns = clock_mono_ns();
 			int rc = runq_push(q, j);
 			if (rc == RUNQ_OK) {
 				c->pending++;

@@ -106,6 +106,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct job *j;
 	while ((j = runq_pop(g_q))) {
+		j->popped_ns = clock_mono_ns();
 		worker_set_job(w, j->req.id);
 		run_job(w, j);
 		worker_set_job(w, NULL);

@@ -294,6 +294,30 @@ START_TEST(test_tenant_field)
 }
 END_TEST
 
+/* "timing" is a boolean, false when absent; ping takes none. */
+START_TEST(test_timing_field)
+{
+	struct proto_request r;
+	parse_ok("no timing", "{\"id\":\"1\",\"code\":\"x\"}", &r);
+	ck_assert(!r.timing);
+	proto_request_free(&r);
+	parse_ok("timing true", "{\"id\":\"1\",\"code\":\"x\",\"timing\":true}", &r);
+	ck_assert(r.timing);
+	proto_request_free(&r);
+	parse_ok("timing false", "{\"id\":\"1\",\"code\":\"x\",\"timing\":false}", &r);
+	ck_assert(!r.timing);
+	proto_request_free(&r);
+	const char *bad[] = {"1", "0", "\"true\"", "null", "[true]", "{}"};
+	char line[128];
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(line, sizeof line, "{\"id\":\"T\",\"code\":\"x\",\"timing\":%s}", bad[i]);
+		expect_error(bad[i], line, E_BAD_REQUEST, "T", "timing");
+	}
+	expect_error("ping with timing", "{\"id\":\"T\",\"op\":\"ping\",\"timing\":true}",
+		     E_BAD_REQUEST, "T", NULL);
+}
+END_TEST
+
 START_TEST(test_policy_names_valid)
 {
 	static const char *const ok[] = {
@@ -800,6 +824,7 @@ static Suite *protocol_request_suite(void)
 	tcase_add_test(ok, test_fail_fast_and_case_limits);
 	tcase_add_test(ok, test_policy_names_valid);
 	tcase_add_test(ok, test_tenant_field);
+	tcase_add_test(ok, test_timing_field);
 	tcase_add_test(ok, test_files_non_conflicts);
 	tcase_add_test(ok, test_bounds_default);
 	tcase_add_test(ok, test_isolation_values);

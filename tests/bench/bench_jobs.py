@@ -1,0 +1,128 @@
+"""Single jobs end to end (sections 1 and 2) and the trivial job's
+throughput (section 5): bare python3, bubblewrap, `sbx run` and a kept-open
+connection, interleaved round by round so that load from elsewhere touches
+every method alike."""
+import os
+import shutil
+import subprocess
+import threading
+import time
+
+from bench_daemon import Conn
+
+PY = "/usr/bin/python3"
+METHODS = ("bare", "bwrap", "sbx_run", "conn")
+
+
+def bwrap_cmd(path):
+    """bubblewrap with every namespace unshared, a read-only /usr and the
+    program bound in: a common minimal sandbox for the same run."""
+    bw = shutil.which("bwrap")
+    if not bw:
+        return None
+    return [bw, "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+            "--tmpfs", "/tmp", "--ro-bind", path, "/main.py", "--unshare-all",
+            "--die-with-parent", "--new-session", PY, "/main.py"]
+
+
+def _check(rc, what):
+    if rc != 0:
+        raise RuntimeError("%s exited %d" % (what, rc))
+
+
+class SingleJob:
+    """One program run by each method; run(method) returns milliseconds."""
+
+    def __init__(self, build, daemon, tmp, name, code, limits=None):
+        self.name, self.code, self.limits = name, code, limits or {}
+        self.path = os.path.join(tmp, name + ".py")
+        with open(self.path, "w") as f:
+            f.write(code)
+        self.bwrap = bwrap_cmd(self.path)
+        self.sbx = [os.path.join(build, "sbx"), "--socket", daemon.sock, "run"]
+        for k, flag in (("memory_mb", "--memory"), ("pids", "--pids")):
+            if k in self.limits:
+                self.sbx += [flag, str(self.limits[k])]
+        self.sbx.append(self.path)
+        self.conn = Conn(daemon.sock)
+        self.timings = []   # the daemon's phases of each kept-open run
+
+    def methods(self):
+        return [m for m in METHODS if m != "bwrap" or self.bwrap]
+
+    def run(self, method):
+        t = time.perf_counter()
+        if method == "bare":
+            _check(subprocess.run([PY, self.path]).returncode, "python3")
+        elif method == "bwrap":
+            _check(subprocess.run(self.bwrap).returncode, "bwrap")
+        elif method == "sbx_run":
+            out = subprocess.run(self.sbx, stdout=subprocess.PIPE).stdout
+            if b'"verdict":"pass"' not in out.replace(b" ", b""):
+                raise RuntimeError("sbx run: " + out[:500].decode(errors="replace"))
+        else:
+            req = {"code": self.code, "timing": True}
+            if self.limits:
+                req["limits"] = self.limits
+            r = self.conn.call(req)
+            if r.get("verdict") != "pass":
+                raise RuntimeError("sandboxd: %s" % r)
+            self.timings.append(r.get("timing") or {})
+        return (time.perf_counter() - t) * 1000
+
+    def close(self):
+        self.conn.close()
+
+
+def interleaved(job, rounds):
+    """ms per method per round; the order rotates every round."""
+    ms = {m: [] for m in job.methods()}
+    order = list(ms)
+    for m in order:          # warm the page cache and the daemon once
+        job.run(m)
+    job.timings.clear()
+    for i in range(rounds):
+        k = i % len(order)
+        for m in order[k:] + order[:k]:
+            ms[m].append(job.run(m))
+    return ms
+
+
+def throughput(build, daemon, n, path_code):
+    """Trivial jobs per second with `daemon.workers` at a time: bare python3
+    processes against kept-open connections, one per worker thread."""
+    path, code = path_code
+    w = daemon.workers
+
+    def par(fn):
+        per = [n // w + (1 if i < n % w else 0) for i in range(w)]
+        errors = []
+
+        def loop(k):
+            try:
+                fn(k)
+            except Exception as e:   # reported, never hidden
+                errors.append(e)
+        t = time.perf_counter()
+        ths = [threading.Thread(target=loop, args=(per[i],)) for i in range(w)]
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
+        if errors:
+            raise errors[0]
+        return n / (time.perf_counter() - t)
+
+    def bare(k):
+        for _ in range(k):
+            _check(subprocess.run([PY, path]).returncode, "python3")
+
+    def sbx(k):
+        with Conn(daemon.sock) as c:
+            for _ in range(k):
+                r = c.call({"code": code})
+                if r.get("verdict") != "pass":
+                    raise RuntimeError("sandboxd: %s" % r)
+    return par(bare), par(sbx)
