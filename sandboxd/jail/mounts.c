@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/procview.h"
 
@@ -124,16 +125,9 @@ static int write_bytes(const char *path, const char *data, size_t len)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
+	if (fdio_write_all(fd, data, len) < 0) {
+		close(fd);
+		return -1;
 	}
 	return close(fd);
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 
 /* --- daemon side: formatting ------------------------------------------- */
@@ -252,17 +253,9 @@ static int pv_write(const char *path, const char *text)
 		close(fd);
 		return -1;
 	}
-	size_t len = strlen(text);
-	while (len > 0) {
-		ssize_t w = write(fd, text, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		text += w;
-		len -= (size_t)w;
+	if (fdio_write_all(fd, text, strlen(text)) < 0) {
+		close(fd);
+		return -1;
 	}
 	return close(fd);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 
 #include "sandboxd/jail/capture.h"
@@ -358,19 +359,11 @@ static int spec_memfd(const struct jail_spec *s)
 	if (!blob)
 		return -1;
 	int fd = memfd_create("sandboxd-job", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	size_t off = 0;
-	while (fd >= 0 && off < len) {
-		ssize_t w = write(fd, blob + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
-			close(fd);
-			fd = -1;
-			errno = e;
-			break;
-		}
-		off += (size_t)w;
+	if (fd >= 0 && fdio_write_all(fd, blob, len) < 0) {
+		int e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
 	}
 	free(blob);
 	if (fd >= 0 &&
