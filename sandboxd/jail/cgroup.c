@@ -357,7 +357,7 @@ void cg_split_memory(uint64_t total, uint64_t *mem, uint64_t *tcp)
 	*mem = total - t;
 }
 
-static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const struct cg_limits *l,
+static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct cg_limits *l,
 			 char *err, size_t errlen)
 {
 	char mem[32], pids[32];
@@ -382,8 +382,11 @@ static int cg_set_limits(const struct cg_root *r, const struct cg_job *j, const 
 		cg_split_memory(l->memory_bytes, &m, &tcp);
 	cg_fmt(mem, sizeof mem, m, "-1");
 	/* The tcp limit is set before any socket exists: the kernel charges a
-	 * socket only if its cgroup had the limit when the socket was made. */
+	 * socket only if its cgroup had the limit when the socket was made.
+	 * cg_job_over_memory watches the whole and the socket share. */
 	if (tcp) {
+		j->v1_mem_total = l->memory_bytes;
+		j->v1_tcp_share = tcp;
 		char t[32];
 		cg_fmt(t, sizeof t, tcp, "-1");
 		if (cg_write(j->v1_memory, "memory.kmem.tcp.limit_in_bytes", t, err, errlen) < 0)
@@ -431,11 +434,6 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 			rc = cg_err(err, errlen, errno, "mkdir %s", v[made]);
 	if (rc == 0)
 		rc = cg_set_limits(r, &t, l, err, errlen);
-	if (rc == 0 && r->version == CG_V1 && r->v1_kmem_tcp && l->memory_bytes != UINT64_MAX) {
-		uint64_t pages;
-		cg_split_memory(l->memory_bytes, &pages, &t.v1_tcp_share);
-		t.v1_mem_total = l->memory_bytes;
-	}
 	if (rc < 0) {
 		int e = errno;
 		for (int i = 0; i < made; i++)
