@@ -439,7 +439,8 @@ void check_response(struct prog *p)
 /* --- requirements ----------------------------------------------------------- */
 
 static const char *const g_reqs[] = {"ia32-abi",    "mount-setattr", "cgroup-memory",
-				     "cgroup-pids", "cgroup-cpu",    NULL};
+				     "cgroup-pids", "cgroup-cpu",    "socket-memcg",
+				     NULL};
 
 bool is_requirement(const char *name)
 {
@@ -460,6 +461,10 @@ static int host_probe(const char *name, const char **why)
 	if (strcmp(name, "mount-setattr") == 0) {
 		*why = g_mount_setattr_why;
 		return g_have_mount_setattr;
+	}
+	if (strcmp(name, "socket-memcg") == 0) {
+		*why = g_socket_memcg_why;
+		return g_have_socket_memcg;
 	}
 	return -1;
 }

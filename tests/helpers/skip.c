@@ -215,3 +215,27 @@ bool sbx_python_has(const char *python, const char *modules, char *why, size_t l
 			(unsigned)st);
 	return false;
 }
+
+bool sbx_have_socket_memcg(char *why, size_t len)
+{
+	char cmdline[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "re");
+	if (f) {
+		if (!fgets(cmdline, sizeof cmdline, f))
+			cmdline[0] = '\0';
+		fclose(f);
+	}
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+		if (strstr(cmdline, "cgroup.memory=nosocket")) {
+			set_why(why, len, "cgroup v2 booted with cgroup.memory=nosocket");
+			return false;
+		}
+		return true;
+	}
+	if (access("/sys/fs/cgroup/memory/memory.kmem.tcp.limit_in_bytes", F_OK) == 0)
+		return true;
+	set_why(why, len,
+		"cgroup v1 without memory.kmem.tcp.* (kmem accounting off or built out): "
+		"nothing charges a job's socket buffers");
+	return false;
+}

@@ -49,6 +49,12 @@ bool sbx_have_ipv6_loopback(char *why, size_t len);
 /* mount_setattr(2) (Linux 5.12+) exists: a call with a bad fd is not ENOSYS. */
 bool sbx_have_mount_setattr(char *why, size_t len);
 
+/* The kernel charges socket buffers to a job's memory cgroup: cgroup v2
+ * (memory.current counts them) unless booted with cgroup.memory=nosocket,
+ * or cgroup v1 with the memory.kmem.tcp.* files (absent when kmem
+ * accounting is built out or off, cgroup.memory=nokmem). */
+bool sbx_have_socket_memcg(char *why, size_t len);
+
 /* Every module in the space-separated list imports in `python` (run with
  * -B -c, a minimal environment); why names the ones that do not and the
  * error of the first. */

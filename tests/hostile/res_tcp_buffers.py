@@ -8,6 +8,7 @@
 # memory_limit. sockmem-bounded samples the host-wide TCP/UDP memory
 # (/proc/net/sockstat, not per namespace) while the job runs.
 # requires: cgroup-memory
+# requires: socket-memcg
 # expect: pass|memory_limit
 # limits: {"memory_mb": 64, "wall_ms": 20000, "cpu_ms": 15000}
 # host: sockmem-bounded

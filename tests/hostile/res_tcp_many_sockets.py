@@ -8,6 +8,7 @@
 # charges count in memory.current and the job meets its OOM kill. Either
 # way the host's socket memory may grow by the job's limit, not more.
 # requires: cgroup-memory
+# requires: socket-memcg
 # expect: memory_limit|pass
 # limits: {"memory_mb": 64, "pids": 32, "wall_ms": 30000, "cpu_ms": 25000}
 # host: sockmem-bounded

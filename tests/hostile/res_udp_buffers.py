@@ -7,6 +7,7 @@
 # do not fit are dropped, so the job passes with little queued.
 # sockmem-bounded samples the host-wide TCP+UDP memory while the job runs.
 # requires: cgroup-memory
+# requires: socket-memcg
 # expect: pass|memory_limit
 # limits: {"memory_mb": 64, "wall_ms": 20000, "cpu_ms": 15000}
 # host: sockmem-bounded

@@ -24,7 +24,9 @@
 START_TEST(test_tcp_buffers_charged)
 {
 	struct test_daemon d;
-	char err[256];
+	char err[256], why[256];
+	if (!sbx_have_socket_memcg(why, sizeof why))
+		SKIP_TEST("%s", why);
 	size_t len;
 	char *code = file_read_all(PROG, 1 << 20, &len, err, sizeof err);
 	ck_assert_msg(code, "%s: %s", PROG, err);

@@ -52,6 +52,9 @@
  *                   (tests/helpers/skip.c) returns the pid
  *   mount-setattr   mount_setattr(2) (Linux 5.12+; without it the daemon
  *                   binds read-only paths non-recursively, submounts unseen)
+ *   socket-memcg    the kernel charges socket buffers to the memory cgroup
+ *                   (v2 without cgroup.memory=nosocket, or v1 with the
+ *                   memory.kmem.tcp.* files; tests/helpers/skip.c)
  *   cgroup-memory   the response's enforcement.memory_mb names a cgroup (the
  *                   daemon may run without cgroups: then there is no OOM
  *                   counter, so no memory_limit verdict to expect)
