@@ -63,6 +63,11 @@
 #define R_LIMITS "limits"
 #define R_LIMIT_HIT "limit_hit"
 #define R_ENFORCEMENT "enforcement"
+/* Which way the job was started: "warm" (forked from a slot's fork server)
+ * or "cold" (a fresh interpreter); docs/protocol.md, "Warm and cold". */
+#define R_PATH "path"
+#define PATH_WARM "warm"
+#define PATH_COLD "cold"
 #define R_VIOLATION "violation"
 #define R_MESSAGE "message"
 #define R_ERROR "error"

@@ -32,6 +32,7 @@ struct config {
 	long memory_budget_mb; /* --memory-budget; 0 until set: MemTotal less a reserve */
 	gid_t socket_gid;      /* group owner of the socket (0660): first --allow-gid, else 0 */
 	bool no_cgroups;
+	bool cold; /* --cold: every job starts a fresh interpreter (no fork servers) */
 	const char *cgroup_parent; /* --cgroup-parent: a cgroup path, e.g. "/sandboxd" */
 	struct proto_bounds bounds;
 	/* What a client can make the daemon spend (SECURITY.md): */

@@ -44,13 +44,15 @@ static void usage(FILE *f)
 	    "                [--max-response-mb N] [--max-connections N] [--buffer-budget-mb N]\n"
 	    "                [--cgroup-parent CGPATH | --no-cgroups]\n"
 	    "                [--max-conn-per-peer N] [--max-queued-per-peer N]\n"
-	    "                [--trust-uid UID]... [--memory-budget MB]\n"
+	    "                [--trust-uid UID]... [--memory-budget MB] [--cold]\n"
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n"
 	    "--state-dir DIR (default /run/sandboxd) must be root's, mode 0700 (created so).\n"
 	    "--uid-base UID (default 61000): jobs run as uids [UID, UID + 2 x workers), two\n"
 	    "per worker slot; the daemon refuses to start when an account, a group or a\n"
-	    "running process has an id in that range.\n");
+	    "running process has an id in that range.\n"
+	    "--cold: start every job in a fresh interpreter instead of forking it from a\n"
+	    "slot's warm fork server (docs/architecture.md, \"The warm path\").\n");
 }
 
 /* Default data paths: `rel` from the directory holding the binary (a build
@@ -90,7 +92,8 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 	long v;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = strcmp(a, "--no-cgroups") != 0 && strcmp(a, "--help") != 0;
+		bool takes = strcmp(a, "--no-cgroups") != 0 && strcmp(a, "--help") != 0 &&
+			     strcmp(a, "--cold") != 0;
 		if (takes && !val) {
 			fprintf(stderr, "sandboxd: %s needs a value\n", a);
 			return -1;
@@ -100,6 +103,8 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 			exit(0);
 		} else if (strcmp(a, "--no-cgroups") == 0) {
 			c->no_cgroups = true;
+		} else if (strcmp(a, "--cold") == 0) {
+			c->cold = true;
 		} else if (strcmp(a, "--socket") == 0) {
 			c->socket_path = val;
 		} else if (strcmp(a, "--policies") == 0) {

@@ -126,6 +126,7 @@ struct jail_result {
 	uint64_t wall_ns;
 	long cpu_limit_ms;
 	bool watchdog; /* a test ran past its time limit and the job was stopped */
+	bool warm;     /* forked from a slot's fork server, not a fresh interpreter */
 	struct jail_times times;
 };
 

@@ -73,6 +73,7 @@ json_t *response_build(const struct config *cfg, const struct job *j, const stru
 	json_object_set_new(resp, R_VIOLATION, viol);
 	json_object_set_new(resp, R_MESSAGE, json_string(v->msg));
 	json_object_set_new(resp, R_ENFORCEMENT, enforcement_json(cfg, f->have_cg));
+	json_object_set_new(resp, R_PATH, json_string(r->warm ? PATH_WARM : PATH_COLD));
 	if (in->fb)
 		fb_to_json(in->fb, &j->req, resp);
 	if (in->timing) /* last: the response phase ends here */
