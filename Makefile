@@ -73,7 +73,7 @@ SHELL := /bin/bash
 .PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	stress check-stress \
 	integration asan check-asan format format-check lint layout clean
-all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/runner.pyz
+all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz
 
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(PY_PKGS); do \
@@ -112,8 +112,9 @@ $(BUILD)/sandboxd: $(BUILD)/obj/sandboxd/main.o $(DAEMON_LIBS)
 # (tests/layout checks it). Static, so it needs no library inside or outside
 # the jail, and hardened like the daemon; never built with sanitizers (it is
 # another program, and runs where their runtimes could not start).
-INIT_SRC := sandboxd/init/main.c $(addprefix sandboxd/jail/,jail_child.c jail_wire.c jail_msg.c \
+LAYER_SRC := $(addprefix sandboxd/jail/,jail_child.c jail_wire.c jail_msg.c \
 	mounts.c procview.c fdio.c net.c ns.c caps.c uid.c rlimits.c fdpass.c seccomp_apply.c)
+INIT_SRC := sandboxd/init/main.c sandboxd/jail/zygote.c $(LAYER_SRC)
 INIT_OBJ := $(patsubst %.c,$(BUILD)/init-obj/%.o,$(INIT_SRC))
 INIT_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -O2 -g -fstack-protector-strong \
 	-fstack-clash-protection -fcf-protection -fPIE -D_FORTIFY_SOURCE=3 -iquote . -MMD -MP
@@ -125,6 +126,22 @@ $(BUILD)/init-obj/%.o: %.c
 
 $(BUILD)/sandboxd-init: $(INIT_OBJ)
 	$(CC) $(INIT_CFLAGS) -static-pie -Wl,-z,relro,-z,now -o $@ $^
+
+# The fork server's C half (sandboxd/jail/warm_fork.c), loaded by the
+# server's Python with ctypes: the same layer files as the init, so a warm
+# job gets the layers from the same code. Only its warmfork_* entry points
+# are visible (nothing can clash with a library the server imports), and
+# never built with sanitizers, like the init.
+WARM_SRC := sandboxd/jail/warm_fork.c sandboxd/jail/warm_msg.c $(LAYER_SRC)
+WARM_OBJ := $(patsubst %.c,$(BUILD)/warm-obj/%.o,$(WARM_SRC))
+$(BUILD)/warm-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(INIT_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+-include $(shell find $(BUILD)/warm-obj -name '*.d' 2>/dev/null)
+
+$(BUILD)/libsbxwarm.so: $(WARM_OBJ)
+	$(CC) $(INIT_CFLAGS) -fPIC -shared -Wl,-Bsymbolic -Wl,-z,relro,-z,now -o $@ $^
 
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

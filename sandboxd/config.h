@@ -43,6 +43,7 @@ struct config {
 	struct cg_root cg;
 	char *runner_src; /* the runner bundle (runner.pyz), read once at start */
 	size_t runner_len;
+	int warm_lib_fd; /* libsbxwarm.so in a sealed memfd, for fork servers; -1: cold only */
 };
 
 #endif

@@ -1,6 +1,7 @@
 /* sandboxd: parse the command line, load policies, set up cgroups and the
  * socket, start the workers, serve until SIGTERM/SIGINT, clean up. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <limits.h>
 #include <malloc.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -19,6 +21,7 @@
 #include "common/log.h"
 #include "common/numparse.h"
 #include "sandboxd/config.h"
+#include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
 #include "sandboxd/server/peers.h"
@@ -48,9 +51,10 @@ static void usage(FILE *f)
 	    "Runs untrusted Python in namespace + seccomp jails; serves JSON lines on PATH\n"
 	    "(default /run/sandboxd.sock). See docs/protocol.md.\n"
 	    "--state-dir DIR (default /run/sandboxd) must be root's, mode 0700 (created so).\n"
-	    "--uid-base UID (default 61000): jobs run as uids [UID, UID + 2 x workers), two\n"
-	    "per worker slot; the daemon refuses to start when an account, a group or a\n"
-	    "running process has an id in that range.\n"
+	    "--uid-base UID (default 61000): jobs run as uids [UID, UID + 3 x workers), three\n"
+	    "per worker slot (the job, an isolated candidate, the fork servers); the daemon\n"
+	    "refuses to start when an account, a group or a running process has an id in\n"
+	    "that range.\n"
 	    "--cold: start every job in a fresh interpreter instead of forking it from a\n"
 	    "slot's warm fork server (docs/architecture.md, \"The warm path\").\n");
 }
@@ -84,6 +88,28 @@ static int load_runner(const char *path, struct config *c, char *err, size_t err
 		c->runner_src = NULL;
 	}
 	return c->runner_src ? 0 : -1;
+}
+
+/* The fork server's C half (libsbxwarm.so), in a sealed memfd handed to
+ * every server: what the servers load cannot change after the daemon
+ * checked it. Missing or unusable: every job runs cold (logged). */
+static int load_warm_lib(const char *path)
+{
+	char err[256];
+	size_t len;
+	char *so = file_read_all(path, 16u << 20, &len, err, sizeof err);
+	int fd = so ? memfd_create("sandboxd-warm", MFD_CLOEXEC | MFD_ALLOW_SEALING) : -1;
+	if (fd >= 0 && (fdio_write_all(fd, so, len) < 0 ||
+			fcntl(fd, F_ADD_SEALS,
+			      F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)) {
+		close(fd);
+		fd = -1;
+	}
+	free(so);
+	if (fd < 0)
+		log_msg("fork servers off, every job runs cold: %s %s", path,
+			so ? errfmt_desc(errno) : err);
+	return fd;
 }
 
 static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t pollen,
@@ -234,7 +260,7 @@ static int setup_cgroups(struct config *c, char *err, size_t errlen)
 int main(int argc, char **argv)
 {
 	static struct config cfg;
-	char pol[PATH_MAX], runner[PATH_MAX], err[512];
+	char pol[PATH_MAX], runner[PATH_MAX], warmlib[PATH_MAX], err[512];
 	/* The CPUs this process may use (a cpuset-limited container has fewer
 	 * than the machine). */
 	cpu_set_t cpus;
@@ -249,6 +275,8 @@ int main(int argc, char **argv)
 	default_path("../policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
 	/* The runner bundle the build writes beside the binary (make all). */
 	default_path("runner.pyz", "/usr/local/share/sandboxd/runner.pyz", runner, sizeof runner);
+	default_path("libsbxwarm.so", "/usr/local/lib/sandboxd/libsbxwarm.so", warmlib,
+		     sizeof warmlib);
 	if (parse_args(argc, argv, &cfg, pol, sizeof pol, runner, sizeof runner) < 0)
 		return 2;
 	if (!cfg.queue_capacity)
@@ -297,6 +325,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: test runner %s\n", err);
 		return 1;
 	}
+	cfg.warm_lib_fd = cfg.cold ? -1 : load_warm_lib(warmlib);
 	/* The job init the build writes beside the daemon (make all), as
 	 * installed beside it by make install. */
 	char init_path[PATH_MAX];

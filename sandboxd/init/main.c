@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -64,6 +66,9 @@ static void load_spec(struct jail_spec *s, void **map, size_t *len)
 int main(void)
 {
 	static struct jail_spec spec;
+	const char *mode = getenv("SANDBOXD_INIT");
+	if (mode && strcmp(mode, "reaper") == 0)
+		zygote_reaper_main(); /* started by a fork server: holds nothing */
 	keep_pdeathsig();
 	/* Root, and only the daemon may read this process. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -77,15 +82,17 @@ int main(void)
 	char go;
 	if (read(JFD_SYNC, &go, 1) != 1)
 		_exit(1);
-	close(JFD_SYNC);
 	void *blob;
 	size_t blob_len;
 	load_spec(&spec, &blob, &blob_len);
+	/* A fork server's init waits a second time, for its id maps. */
+	if (!spec.zygote)
+		close(JFD_SYNC);
 	if (caps_init() < 0)
 		fail("capability count");
 	bool runner = spec.runner;
 	struct jail_child c = {.spec = &spec,
-			       .sync_rd = -1,
+			       .sync_rd = spec.zygote ? JFD_SYNC : -1,
 			       .status_wr = JFD_STATUS,
 			       .stdin_rd = JFD_STDIN,
 			       .stdout_wr = JFD_STDOUT,
@@ -99,5 +106,7 @@ int main(void)
 			       .blob_len = blob_len};
 	if (runner && (fcntl(JFD_RESULT, F_GETFD) < 0 || fcntl(JFD_KEY, F_GETFD) < 0))
 		fail("runner channels");
+	if (spec.zygote)
+		zygote_main(&c);
 	jail_child_main(&c);
 }

@@ -143,6 +143,11 @@ int jail_init_open(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+int jail_init_fd(void)
+{
+	return g_init_fd;
+}
+
 /* close_range, or before Linux 5.9 one close per descriptor up to the
  * descriptor limit (plain syscalls: safe in the clone child). */
 static int close_range_compat(unsigned lo, unsigned hi)

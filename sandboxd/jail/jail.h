@@ -94,6 +94,13 @@ struct jail_spec {
 	/* stdout and stderr together, in encoded bytes (each is capped at
 	 * output_kb on its own); 0: twice output_kb */
 	size_t output_total;
+	/* The warm path (docs/architecture.md, "The warm path"). zygote: this
+	 * spec builds a fork server's jail, not a job's (its /proc is left
+	 * whole, no /dev/shm, and the init starts the server instead of a
+	 * payload). warm: the layers run in a child of a fork server, inside
+	 * the server's user namespace, on the server's tree (/dev is bound
+	 * from it, since a user namespace may not mknod). */
+	bool zygote, warm;
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */
@@ -127,6 +134,9 @@ struct jail_result {
 	long cpu_limit_ms;
 	bool watchdog; /* a test ran past its time limit and the job was stopped */
 	bool warm;     /* forked from a slot's fork server, not a fresh interpreter */
+	/* The fork server failed before the job was forked: nothing of it ran,
+	 * and it may be run cold instead. */
+	bool warm_failed;
 	struct jail_times times;
 };
 
@@ -164,8 +174,11 @@ void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t ru
  * cancel_fd becomes readable when the client went away. When it returns the
  * init is reaped, so the PID namespace is gone; sweeping the cgroup is the
  * caller's. */
-void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
-	      const struct jail_hooks *hooks, struct jail_result *r);
+struct warm_server;
+/* w: a ready fork server to fork the job from (warm.h), or NULL to start a
+ * fresh interpreter. */
+void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jail_cgroup *cg,
+	      int cancel_fd, const struct jail_hooks *hooks, struct jail_result *r);
 void jail_result_free(struct jail_result *r);
 
 /* Opens the job init binary (sandboxd-init) once, before any job: every

@@ -55,8 +55,9 @@ static void lift_all(int *const *fds, size_t n, int status_wr)
 		}
 }
 
-/* What both payloads do first: their own session, a clean signal state. */
-static void payload_start(int st)
+/* What both payloads (and a fork server) do first: their own session, a
+ * clean signal state. */
+void jail_payload_start(int st)
 {
 	STEP(st, setsid(), "setsid");
 	sigset_t none;
@@ -105,7 +106,7 @@ static _Noreturn void payload_main(const struct jail_child *orig)
 			    &c->notify_wr, &c->result_wr, &c->key_rd,	 &c->peer_sock};
 	lift_all(all, sizeof all / sizeof all[0], orig->status_wr);
 	int st = c->status_wr;
-	payload_start(st);
+	jail_payload_start(st);
 	STEP(st, dup2(c->stdin_rd, 0), "stdin");
 	STEP(st, dup2(c->stdout_wr, 1), "stdout");
 	STEP(st, dup2(c->stderr_wr, 2), "stderr");
@@ -129,7 +130,7 @@ static _Noreturn void peer_main(const struct jail_child *orig, int sock)
 	int *const all[] = {&c->status_wr, &c->stdout_wr, &c->stderr_wr, &c->notify_wr, &sock};
 	lift_all(all, sizeof all / sizeof all[0], orig->status_wr);
 	int st = c->status_wr;
-	payload_start(st);
+	jail_payload_start(st);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	STEP(st, null, "peer stdin");
 	STEP(st, dup2(null, 0), "peer stdin");

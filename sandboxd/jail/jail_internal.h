@@ -43,7 +43,9 @@ struct jail_child {
 	size_t blob_len;
 };
 
-enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2 };
+/* USERNS: a fork server's init has made its user namespace and waits for
+ * the daemon to write its id maps (warm.c). */
+enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2, JAIL_MSG_USERNS = 3 };
 
 /* Fixed-size records, smaller than PIPE_BUF so each write is atomic. */
 struct jail_msg {
@@ -57,6 +59,9 @@ struct jail_msg {
 /* The clone() child of jail_run, still a copy of the daemon: places the
  * descriptors at their JFD_ numbers and execs sandboxd-init at once. */
 int jail_exec_init(void *arg);
+/* The init binary's descriptor (jail_init_open), for fork servers, which
+ * start each job's reaper from it; -1 before it is open. */
+int jail_init_fd(void);
 
 /* Reports a failed step on the status pipe; the message names the step. */
 void jail_report_error(int fd, const char *step);
@@ -65,6 +70,14 @@ void jail_report_error(int fd, const char *step);
  * payload(s), and the reaping loop. Never returns. */
 _Noreturn void jail_child_main(const struct jail_child *c);
 
+/* In sandboxd-init: a fork server's init (spec->zygote; zygote.c), and the
+ * reaper a fork server starts as pid 1 of each job's PID namespace
+ * (SANDBOXD_INIT=reaper in its environment). Never return. */
+_Noreturn void zygote_main(const struct jail_child *c);
+/* setsid, an empty signal mask, every signal at its default (jail_child.c). */
+void jail_payload_start(int st);
+_Noreturn void zygote_reaper_main(void);
+
 /* The job's description as one blob (jail_wire.c): everything the init
  * needs but the key (its own pipe) and stdin (its own pipe). */
 void *jail_wire_encode(const struct jail_spec *s, size_t *len);
@@ -72,6 +85,8 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len);
  * must stay mapped; pointers lead into it or into malloc'd arrays. Every
  * length and count is checked against the blob. -1 on a malformed blob. */
 int jail_wire_decode(const void *blob, size_t len, struct jail_spec *spec);
+/* The encoded description in a sealed memfd (close-on-exec), or -1. */
+int jail_wire_memfd(const struct jail_spec *s);
 /* Frees what a successful decode allocated (tests; the init never does). */
 void jail_wire_free(struct jail_spec *spec);
 

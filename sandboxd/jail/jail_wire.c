@@ -5,11 +5,15 @@
  * NUL so strings can be used in place, padding to 8). The decoder trusts
  * nothing: each length is checked against what is left of the blob. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <linux/filter.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/jail_internal.h"
 
@@ -131,6 +135,8 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 	put_str(&w, s->procview.cpuinfo);
 	put_str(&w, s->procview.loadavg);
 	put_u64(&w, (uint64_t)s->procview.ncpus);
+	put_u64(&w, s->zygote);
+	put_u64(&w, s->warm);
 	if (w.fail) {
 		free(w.p);
 		errno = ENOMEM;
@@ -334,6 +340,8 @@ int jail_wire_decode(const void *blob, size_t len, struct jail_spec *s)
 	if (ncpus > PROCVIEW_MAX_CPUS)
 		goto bad;
 	s->procview.ncpus = (int)ncpus;
+	s->zygote = get_u64(&r) != 0;
+	s->warm = get_u64(&r) != 0;
 	if (r.fail || r.off != r.len || !s->root_dir || (s->peer && npeer == 0))
 		goto bad;
 	wj->job.interpreter = s->argv[0];
@@ -347,4 +355,31 @@ bad:
 	wire_job_free(wj);
 	errno = EPROTO;
 	return -1;
+}
+
+/* The job's description, for sandboxd-init or a fork server's child: a
+ * memfd sealed against every change, so it reads exactly what the daemon
+ * wrote. */
+int jail_wire_memfd(const struct jail_spec *s)
+{
+	size_t len;
+	char *blob = jail_wire_encode(s, &len);
+	if (!blob)
+		return -1;
+	int fd = memfd_create("sandboxd-job", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd >= 0 && fdio_write_all(fd, blob, len) < 0) {
+		int e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
+	}
+	free(blob);
+	if (fd >= 0 &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }

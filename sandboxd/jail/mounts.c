@@ -172,6 +172,12 @@ static int setup_proc(const struct jail_spec *s)
 	if (mkdir("proc", 0555) < 0 ||
 	    mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -1;
+	/* A fork server's /proc stays whole: inside a user namespace the
+	 * kernel lets a job's child mount its own proc only while a proc with
+	 * nothing mounted over it is visible (mount_too_revealing). The job's
+	 * pivot_root then leaves the server's behind. */
+	if (s->zygote)
+		return 0;
 	for (int i = 0; proc_ro[i]; i++) {
 		if (access(proc_ro[i], F_OK) < 0)
 			continue;
@@ -182,8 +188,27 @@ static int setup_proc(const struct jail_spec *s)
 	return procview_apply(&s->procview);
 }
 
+/* A job forked from a fork server binds the server's /dev, made by its init
+ * as real root: a user namespace may not mknod. Not recursive (the server
+ * has nothing mounted under it), so only the job's own /dev/shm is below. */
+static int setup_dev_warm(const struct jail_spec *s)
+{
+	struct sbx_mount_attr a = {.attr_set = SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+					       SBX_MOUNT_ATTR_NOEXEC};
+	if (mkdir("dev", 0755) < 0 || mount("/dev", "dev", NULL, MS_BIND, NULL) < 0)
+		return -1;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "dev", 0, &a, sizeof a) < 0 &&
+	    (errno != ENOSYS ||
+	     mount(NULL, "dev", NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+		   NULL) < 0))
+		return -1;
+	return mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts);
+}
+
 static int setup_dev(const struct jail_spec *s)
 {
+	if (s->warm)
+		return setup_dev_warm(s);
 	if (mkdir("dev", 0755) < 0 ||
 	    mount("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") < 0)
 		return -1;
@@ -213,8 +238,11 @@ static int setup_dev(const struct jail_spec *s)
 		    mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NOEXEC, NULL) < 0)
 			return -1;
 	}
+	/* A fork server's jobs mount their own; nothing may be under its
+	 * /dev, or they could not bind it (setup_dev_warm). */
 	if (mkdir("dev/shm", 01777) < 0 ||
-	    mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0)
+	    (!s->zygote &&
+	     mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0))
 		return -1;
 	if (symlink("/proc/self/fd", "dev/fd") < 0 || symlink("/proc/self/fd/0", "dev/stdin") < 0 ||
 	    symlink("/proc/self/fd/1", "dev/stdout") < 0 ||

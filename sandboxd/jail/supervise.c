@@ -24,6 +24,8 @@
 #include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/ns.h"
+#include "sandboxd/jail/warm.h"
+#include "sandboxd/jail/warm_msg.h"
 #include "common/errfmt.h"
 #include "common/clock.h"
 #include "common/records.h"
@@ -62,6 +64,11 @@ static void set_error(struct jail_result *r, const char *what, int err)
 #define MAX_LISTENERS 2 /* the payload's, and the peer's in peer mode */
 struct job_fds {
 	int sync_w, status_r, stdin_w, notify_r, pidfd, key_w;
+	/* Forked from a fork server: pidfd is the job's reaper's (pid 1 of its
+	 * PID namespace), which is not the daemon's child; it is killed through
+	 * the pidfd, and its exit (not a reap) ends the job. */
+	bool warm, killed;
+	pid_t job_pid; /* warm: the job itself (pid 2 of its namespace) */
 	int listener[MAX_LISTENERS];
 	int nlisteners, want_listeners;
 	struct capture_stream out, err;
@@ -85,11 +92,13 @@ static int make_pipes(int p[][2], int n)
 
 /* Kills the job's init; the kernel then kills every process of its PID
  * namespace, which is how nothing can outlive a job. */
-static void kill_job(pid_t pid, bool *killed)
+static void kill_job(struct job_fds *f, pid_t pid, bool *killed)
 {
-	if (!*killed)
+	if (!*killed && f->warm)
+		syscall(SYS_pidfd_send_signal, f->pidfd, SIGKILL, NULL, 0);
+	else if (!*killed)
 		kill(pid, SIGKILL);
-	*killed = true;
+	*killed = f->killed = true;
 }
 
 static void feed_stdin(struct job_fds *f, const struct jail_spec *s, size_t *off)
@@ -121,6 +130,11 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 	/* A failed setup step is reported before the payload exits (status
 	 * 127), and once the jail failed the job never ran: that exit status
 	 * must not become a verdict of the job's own (runtime_error). */
+	/* A fork server reports the status of a job the daemon killed (a cold
+	 * job's init dies with it and reports nothing): dropped, so both paths
+	 * answer alike. */
+	if (m.kind == JAIL_MSG_STATUS && f->warm && f->killed)
+		return;
 	if (m.kind == JAIL_MSG_STATUS && !r->have_status && !r->error[0]) {
 		r->times.exit_ns = clock_mono_ns();
 		r->have_status = true;
@@ -150,7 +164,7 @@ static void on_notify(struct job_fds *f, int li, struct jail_result *r, pid_t pi
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
 	if (seccomp_notify_alloc(&req, &resp) < 0) {
-		kill_job(pid, killed);
+		kill_job(f, pid, killed);
 		return;
 	}
 	int rc = seccomp_notify_receive(f->listener[li], req);
@@ -160,7 +174,7 @@ static void on_notify(struct job_fds *f, int li, struct jail_result *r, pid_t pi
 			r->violation_arch = req->data.arch;
 		}
 		/* The syscall stays blocked until the process dies: it never runs. */
-		kill_job(pid, killed);
+		kill_job(f, pid, killed);
 	} else if (rc != -EINTR && rc != -ENOENT) {
 		close_fd(&f->listener[li]);
 	}
@@ -211,18 +225,18 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		uint64_t test_deadline = hooks && hooks->deadline ? hooks->deadline(hooks->ctx) : 0;
 		if (!killed && test_deadline && now >= test_deadline) {
 			r->watchdog = true;
-			kill_job(pid, &killed);
+			kill_job(f, pid, &killed);
 		}
 		if (!killed && now >= wall_deadline) {
 			r->hit = JAIL_HIT_WALL;
-			kill_job(pid, &killed);
+			kill_job(f, pid, &killed);
 		}
 		if (!killed && cg && now >= next_cpu_check) {
 			uint64_t used;
 			if (cg->cpu_ns(cg->ctx, &used) == 0) {
 				if (used >= cpu_limit) {
 					r->hit = JAIL_HIT_CPU;
-					kill_job(pid, &killed);
+					kill_job(f, pid, &killed);
 				}
 				/* The job cannot burn CPU faster than `cores` per second of
 				 * wall time, so no earlier look is needed. */
@@ -236,7 +250,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			int over = cg->over_memory(cg->ctx);
 			if (over >= 2) {
 				r->hit = JAIL_HIT_MEMORY;
-				kill_job(pid, &killed);
+				kill_job(f, pid, &killed);
 			}
 			next_mem_check = over < 0    ? UINT64_MAX
 					 : over == 1 ? now + MEM_POLL_NEAR_NS
@@ -278,15 +292,15 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		int timeout = until > now ? (int)((until - now + 999999) / 1000000) : 0;
 		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR) {
 			set_error(r, "poll", errno);
-			kill_job(pid, &killed);
+			kill_job(f, pid, &killed);
 		}
 		if (ip_out >= 0 && p[ip_out].revents && capture_read_stream(&f->out)) {
 			r->hit = r->hit ? r->hit : JAIL_HIT_OUTPUT;
-			kill_job(pid, &killed);
+			kill_job(f, pid, &killed);
 		}
 		if (ip_err >= 0 && p[ip_err].revents && capture_read_stream(&f->err)) {
 			r->hit = r->hit ? r->hit : JAIL_HIT_OUTPUT;
-			kill_job(pid, &killed);
+			kill_job(f, pid, &killed);
 		}
 		if (ip_in >= 0 && p[ip_in].revents)
 			feed_stdin(f, s, &stdin_off);
@@ -310,7 +324,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 				 * pipe: that report names the real cause. */
 				drain_status(f, r);
 				set_error(r, "seccomp listener not received", EPROTO);
-				kill_job(pid, &killed);
+				kill_job(f, pid, &killed);
 			}
 		}
 		/* The notify receive ignores O_NONBLOCK: only POLLIN proves a
@@ -327,11 +341,11 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		}
 		if (ip_cancel >= 0 && p[ip_cancel].revents) {
 			r->cancelled = true;
-			kill_job(pid, &killed);
+			kill_job(f, pid, &killed);
 		}
 		if (!reaped && (f->pidfd < 0 || (ip_pid >= 0 && p[ip_pid].revents))) {
 			int status;
-			pid_t w = waitpid(pid, &status, WNOHANG | __WALL);
+			pid_t w = f->warm ? pid : waitpid(pid, &status, WNOHANG | __WALL);
 			if (w == pid) {
 				reaped = true;
 				reaped_at = clock_mono_ns();
@@ -342,43 +356,54 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		}
 	}
 	if (!reaped) {
-		kill_job(pid, &killed);
-		if (!reap_bounded(pid, REAP_MS))
+		kill_job(f, pid, &killed);
+		struct pollfd pf = {.fd = f->pidfd, .events = POLLIN};
+		if (f->warm ? poll(&pf, 1, REAP_MS) <= 0 : !reap_bounded(pid, REAP_MS))
 			set_error(r, "the job's init did not die after SIGKILL", ETIMEDOUT);
 		r->wall_ns = clock_mono_ns() - t0;
 		r->times.reaped_ns = t0 + r->wall_ns;
 	}
 }
 
-/* The job's description, for sandboxd-init: a memfd sealed against every
- * change, so the init reads exactly what the daemon wrote. */
-static int spec_memfd(const struct jail_spec *s)
+/* Hands the job's descriptors to a fork server, which forks it (warm.h);
+ * its reaper (pid 1 of the job's PID namespace) stands for a cold job's
+ * init from here on. */
+static pid_t start_warm(struct warm_server *w, const struct jail_child *c, struct job_fds *f,
+			int pidfd[2], struct jail_result *r)
 {
-	size_t len;
-	char *blob = jail_wire_encode(s, &len);
-	if (!blob)
-		return -1;
-	int fd = memfd_create("sandboxd-job", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd >= 0 && fdio_write_all(fd, blob, len) < 0) {
-		int e = errno;
-		close(fd);
-		fd = -1;
-		errno = e;
-	}
-	free(blob);
-	if (fd >= 0 &&
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
+	int fds[WJ_COUNT] = {c->spec_fd,  c->status_wr, c->sync_rd,   c->stdin_rd, c->stdout_wr,
+			     c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
+	pid_t pids[2];
+	if (warm_spawn(w, fds, c->spec->runner ? WJ_COUNT : WJ_COUNT_PLAIN, pidfd, pids) < 0) {
+		r->warm_failed = true;
+		set_error(r, "fork server", EPROTO);
 		return -1;
 	}
-	return fd;
+	f->warm = r->warm = true;
+	f->pidfd = pidfd[0];
+	f->job_pid = pids[1];
+	return pids[0];
 }
 
-void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cancel_fd,
-	      const struct jail_hooks *hooks, struct jail_result *r)
+static pid_t start_cold(const struct jail_child *c, struct jail_result *r)
 {
+	char *stack = malloc(CHILD_STACK);
+	if (!stack) {
+		set_error(r, "stack", ENOMEM);
+		return -1;
+	}
+	pid_t pid = clone(jail_exec_init, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, (void *)c);
+	int clone_errno = errno;
+	free(stack); /* the child has its own copy: no CLONE_VM */
+	if (pid < 0)
+		set_error(r, "clone", clone_errno);
+	return pid;
+}
+
+void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jail_cgroup *cg,
+	      int cancel_fd, const struct jail_hooks *hooks, struct jail_result *r)
+{
+	int wpidfd[2] = {-1, -1};
 	int pp[PIPE_COUNT][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1},
 				 {-1, -1}, {-1, -1}, {-1, -1}};
 	int sv[2] = {-1, -1}, npipes = s->runner ? PIPE_COUNT : PIPE_STDERR + 1;
@@ -392,6 +417,7 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			    .listener = {-1, -1},
 			    .want_listeners = s->peer ? 2 : 1,
 			    .pidfd = -1,
+			    .job_pid = -1,
 			    .key_w = -1};
 	int spec_fd = -1;
 	f.out.fd = f.err.fd = f.res.fd = -1;
@@ -400,7 +426,7 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		set_error(r, "pipe", errno);
 		goto out;
 	}
-	if ((spec_fd = spec_memfd(s)) < 0) {
+	if ((spec_fd = jail_wire_memfd(s)) < 0) {
 		set_error(r, "job description", errno);
 		goto out;
 	}
@@ -415,20 +441,11 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 			       .key_rd = pp[PIPE_KEY][0],
 			       .spec_fd = spec_fd,
 			       .peer_sock = -1};
-	char *stack = malloc(CHILD_STACK);
-	if (!stack) {
-		set_error(r, "stack", ENOMEM);
-		goto out;
-	}
 	uint64_t t0 = clock_mono_ns();
 	r->times.clone_ns = t0;
-	pid_t pid = clone(jail_exec_init, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, &c);
-	int clone_errno = errno;
-	free(stack); /* the child has its own copy: no CLONE_VM */
-	if (pid < 0) {
-		set_error(r, "clone", clone_errno);
+	pid_t pid = w ? start_warm(w, &c, &f, wpidfd, r) : start_cold(&c, r);
+	if (pid < 0)
 		goto out;
-	}
 	r->started = true;
 	f.sync_w = pp[PIPE_SYNC][1];
 	f.status_r = pp[PIPE_STATUS][0];
@@ -459,15 +476,19 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 	fcntl(f.err.fd, F_SETFL, O_NONBLOCK);
 	if (f.res.fd >= 0)
 		fcntl(f.res.fd, F_SETFL, O_NONBLOCK);
-	f.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (!f.warm)
+		f.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	/* The job may only start once it is inside its cgroup, or its first
-	 * allocations and forks would escape the limits. */
-	if (cg && cg->attach(cg->ctx, pid) < 0) {
+	 * allocations and forks would escape the limits. A warm job is two
+	 * processes already: its reaper and itself. */
+	bool dead = false;
+	if (cg && (cg->attach(cg->ctx, pid) < 0 ||
+		   (f.job_pid > 0 && cg->attach(cg->ctx, f.job_pid) < 0))) {
 		set_error(r, "cgroup attach", errno);
-		kill(pid, SIGKILL);
+		kill_job(&f, pid, &dead);
 	} else if (write(f.sync_w, "g", 1) != 1) {
 		set_error(r, "starting the job", errno);
-		kill(pid, SIGKILL);
+		kill_job(&f, pid, &dead);
 	} else {
 		r->times.go_ns = clock_mono_ns();
 	}
@@ -477,6 +498,9 @@ void jail_run(const struct jail_spec *s, const struct jail_cgroup *cg, int cance
 		set_error(r, "key channel", errno);
 	close_fd(&f.key_w);
 	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
+	/* The server reaps the job and its reaper, then takes the next. */
+	if (w && warm_finish(w, REAP_MS) < 0)
+		warm_stop(w);
 	/* Streams still open after the drain: a cut sequence at their end is
 	 * now final (invalid), and must fit too. */
 	if (f.out.fd >= 0)
@@ -497,6 +521,9 @@ out:
 	close_fd(&f.listener[1]);
 	close_fd(&spec_fd);
 	close_fd(&f.pidfd);
+	close_fd(&wpidfd[1]);
+	if (r->warm_failed && w)
+		warm_stop(w);
 	close_fd(&f.out.fd);
 	close_fd(&f.err.fd);
 	close_fd(&f.res.fd);

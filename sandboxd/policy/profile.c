@@ -99,6 +99,23 @@ static int load_strings(const char *fname, const char *field, json_t *a, char **
 	return 0;
 }
 
+/* A dotted Python module name: identifiers of ASCII letters, digits and _. */
+static bool module_name_ok(const char *s)
+{
+	bool start = true;
+	for (; *s; s++) {
+		if (*s == '.' && !start) {
+			start = true;
+			continue;
+		}
+		bool alpha = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_';
+		if (!alpha && !(!start && *s >= '0' && *s <= '9'))
+			return false;
+		start = false;
+	}
+	return !start;
+}
+
 /* The interpreter's own /etc directory (Debian's /etc/python3.11 holds its
  * sitecustomize.py), named after the binary the interpreter path resolves
  * to, is bound read-only when the host has it. */
@@ -153,6 +170,14 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 		} else if (strcmp(key, "args") == 0) {
 			rc = load_strings(fname, key, v, p->args, PROFILE_MAX_ARGS, &p->nargs,
 					  false, err, errlen);
+		} else if (strcmp(key, "preload") == 0) {
+			rc = load_strings(fname, key, v, p->preload, PROFILE_MAX_PRELOAD,
+					  &p->npreload, false, err, errlen);
+			for (size_t i = 0; rc == 0 && i < p->npreload; i++)
+				if (!module_name_ok(p->preload[i]))
+					rc = errfmt(err, errlen,
+						    "%s: preload[%zu]: \"%s\" is not a module name",
+						    fname, i, p->preload[i]);
 		} else if (strcmp(key, "readonly_paths") == 0) {
 			rc = load_strings(fname, key, v, p->ro_paths, PROFILE_MAX_RO, &p->n_ro,
 					  true, err, errlen);
@@ -314,6 +339,8 @@ void profile_free(struct profile *p)
 		free(p->args[i]);
 	for (size_t i = 0; i < p->n_ro; i++)
 		free(p->ro_paths[i]);
+	for (size_t i = 0; i < p->npreload; i++)
+		free(p->preload[i]);
 	scmp_prog_free(&p->seccomp);
 	memset(p, 0, sizeof *p);
 }

@@ -11,6 +11,7 @@
 
 #define PROFILE_MAX_ARGS 8
 #define PROFILE_MAX_RO 32
+#define PROFILE_MAX_PRELOAD 32
 
 struct profile {
 	char name[64];
@@ -24,6 +25,10 @@ struct profile {
 	char interpreter_etc[PATH_MAX];
 	struct proto_limits defaults, maxima;
 	struct scmp_prog seccomp;
+	/* Modules a fork server imports before its first job ("preload"): module
+	 * names, checked here; the ones the host lacks are skipped there. */
+	char *preload[PROFILE_MAX_PRELOAD + 1];
+	size_t npreload;
 };
 
 struct profile_set {

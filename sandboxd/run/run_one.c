@@ -138,7 +138,24 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	/* cgroup v1 lets TCP queue past the socket share of memory_mb: watched. */
 	if (cgj && cgj->v1_mem_total)
 		cg.over_memory = run_cg_over_memory;
-	jail_run(&spec, cgj ? &cg : NULL, j->cancel_fd, in ? in->hooks : NULL, &f->r);
+	/* Forked from the slot's fork server when one fits; its tree is the
+	 * source of the job's binds, and its /tmp is where the job's root is
+	 * mounted before the pivot. */
+	struct warm_server *w = run_warm_pick(cfg, slot, j, in);
+	if (w) {
+		spec.warm = true;
+		spec.root_dir = "/tmp";
+	}
+	jail_run(&spec, w, cgj ? &cg : NULL, j->cancel_fd, in ? in->hooks : NULL, &f->r);
+	if (w && f->r.warm_failed) { /* nothing of the job ran: cold, then */
+		log_msg("job %s: fork server failed (%s); running it cold", j->req.id, f->r.error);
+		jail_result_free(&f->r);
+		spec.warm = false;
+		spec.root_dir = cfg->root_dir;
+		jail_run(&spec, NULL, cgj ? &cg : NULL, j->cancel_fd, in ? in->hooks : NULL, &f->r);
+	}
+	if (w)
+		run_warm_done(cfg, slot, w);
 	free(files);
 }
 

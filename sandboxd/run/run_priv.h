@@ -60,6 +60,13 @@ void run_facts_usage(const struct run_facts *f, uint64_t *cpu_ms, uint64_t *wall
 		     uint64_t *mem_kb);
 uint64_t run_rusage_cpu_ms(const struct rusage *ru);
 
+/* run_warm.c: the slot's fork servers. pick: a ready server this job may be
+ * forked from, or NULL (run it cold); done: after a warm run, rebuilds a
+ * server that failed or grew. */
+struct warm_server *run_warm_pick(const struct config *cfg, int slot, const struct job *j,
+				  const struct run_in *in);
+void run_warm_done(const struct config *cfg, int slot, struct warm_server *w);
+
 /* verdict.c: every verdict of the daemon. */
 void verdict_run(const struct run_facts *f, struct run_verdict *out);
 /* What the runner's records add up to, given the run's own verdict (a job

@@ -11,7 +11,7 @@
 /* The job uids of `workers` slots from base: slot s runs its job as base + s
  * and its second, grader-side process as base + workers + s, so the range
  * is [base, base + 2 * workers). */
-#define UIDRANGE_WIDTH(workers) (2u * (unsigned)(workers))
+#define UIDRANGE_WIDTH(workers) (3u * (unsigned)(workers))
 
 /* 0 when no account or group has an id in [base, base + n) and no process
  * runs with a uid there (real, effective, saved or file-system); else -1

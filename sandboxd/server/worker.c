@@ -105,6 +105,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct job *j;
+	run_warm_start(g_cfg, w->slot);
 	while ((j = runq_pop(g_q))) {
 		j->popped_ns = clock_mono_ns();
 		worker_set_job(w, j->req.id);
@@ -113,6 +114,7 @@ static void *worker_main(void *arg)
 		runq_done(g_q, j);
 		job_free(j);
 	}
+	run_warm_stop(w->slot);
 	return NULL;
 }
 
@@ -123,7 +125,7 @@ int workers_start(const struct config *cfg, struct runq *q, worker_post_fn post)
 	g_post = post;
 	g_hang_id = getenv("SANDBOXD_TEST_HANG_ID");
 	g_workers = calloc((size_t)cfg->workers, sizeof *g_workers);
-	if (!g_workers)
+	if (!g_workers || run_warm_init(cfg) < 0)
 		return -1;
 	for (int i = 0; i < cfg->workers; i++) {
 		g_workers[i].slot = i;

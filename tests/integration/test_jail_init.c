@@ -73,7 +73,7 @@ static struct jail_result run_peer(uid_t uid, uid_t peer_uid)
 	struct jail_spec spec;
 	ck_assert_int_eq(jail_spec_init(&spec, &jj, uid, uid, root, false), 0);
 	struct jail_result r;
-	jail_run(&spec, NULL, -1, NULL, &r);
+	jail_run(&spec, NULL, NULL, -1, NULL, &r);
 	scmp_prog_free(&prog);
 	rmdir(root);
 	return r;
@@ -148,7 +148,7 @@ START_TEST(test_peer_violation_seen)
 	struct jail_spec spec;
 	ck_assert_int_eq(jail_spec_init(&spec, &jj, u, u, root, false), 0);
 	struct jail_result r;
-	jail_run(&spec, NULL, -1, NULL, &r);
+	jail_run(&spec, NULL, NULL, -1, NULL, &r);
 	scmp_prog_free(&prog);
 	rmdir(root);
 	ck_assert_msg(!r.error[0], "jail error: %s", r.error);

@@ -1,0 +1,208 @@
+"""The fork server: Python half (docs/architecture.md, "The warm path").
+
+A fork server is this interpreter, started by its jail's init with exactly
+the argv and environment a cold job's interpreter gets (`python3 -B
+/sandboxd/runner.py` for test requests; `python3 -B main.py` in /work for
+plain runs, where its main.py is a bootstrap that calls serve() and then
+run_main()).  It knows it is a server because fd 3 is a socket (a cold
+runner's fd 3 is its result pipe).  It imports the runner and the profile's
+`preload` modules once, then forks one child per job.  serve() returns only
+in such a child, after libsbxwarm.so (sandboxd/jail/warm_fork.c) has applied
+the job's layers: its own namespaces, mounts, uid, no capabilities,
+rlimits, seccomp last.  The server itself never runs job code, never reads
+a job's description, and holds no descriptor in a Python object, so a child
+cannot inherit one that a collected object would later close.
+"""
+
+import os
+import stat
+import sys
+
+CTL_FD = 3          # the control socket to the daemon (warm_msg.h)
+LIB_FD = 4          # libsbxwarm.so, in a sealed memfd
+CONFIG = "/sandboxd/job.json"   # the server's: {"kind", "preload"}
+
+
+def is_server():
+    try:
+        return stat.S_ISSOCK(os.fstat(CTL_FD).st_mode)
+    except OSError:
+        return False
+
+
+def _preload(cfg):
+    """numexpr (which pandas imports) starts a thread pool when imported; a
+    server must stay single-threaded, so it imports it with one thread, in
+    an environment variable set and removed here (the kernel's copy of the
+    environment, /proc/self/environ, never had it); each job then sizes the
+    pool as a fresh import would (_fresh)."""
+    import importlib
+    os.environ["NUMEXPR_NUM_THREADS"] = "1"
+    if cfg.get("kind") == "runner":
+        from . import main, core, fmt_unittest, fmt_humaneval, fmt_asserts  # noqa: F401
+        from . import compile_step, seeding, watchdog, frames  # noqa: F401
+    for name in cfg.get("preload", []):
+        try:
+            importlib.import_module(name)
+        except Exception:       # not installed here: preload only what is
+            pass
+    del os.environ["NUMEXPR_NUM_THREADS"]
+
+
+def _threads():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
+
+
+def _fresh():
+    """Per-job state a fresh interpreter would not share with another job:
+    random is reseeded by its own at-fork hook; numpy's global generator
+    is reseeded from the OS here (a test request's seed then reseeds both,
+    as on the cold path)."""
+    npr = sys.modules.get("numpy.random")
+    if npr is not None:
+        try:
+            npr.seed()
+        except Exception:
+            pass
+    ne = sys.modules.get("numexpr")
+    if ne is not None:
+        try:
+            ne.set_num_threads(ne.utils._init_num_threads())
+        except Exception:
+            pass
+
+
+def _die(why):
+    """Ends the server; its stderr is the daemon's log."""
+    try:
+        os.write(2, ("sandboxd fork server %d: %s\n" % (os.getpid(), why)).encode())
+    finally:
+        os._exit(1)
+
+
+def serve():
+    import ctypes
+    import gc
+    import json
+    lib = ctypes.CDLL("/proc/self/fd/%d" % LIB_FD)
+    os.close(LIB_FD)
+    with open(CONFIG, "rb") as f:
+        cfg = json.loads(f.read())
+    _preload(cfg)
+    # Objects made so far are never collected or moved between
+    # generations: fewer pages written after each fork.
+    gc.collect()
+    gc.freeze()
+    if lib.warmfork_ready() < 0:
+        _die("cannot report ready")
+    while True:
+        # A server with a second thread cannot fork safely: it ends and
+        # the daemon starts another (or falls back to cold jobs).
+        if _threads() != 1:
+            _die("%d threads: cannot fork safely" % _threads())
+        if lib.warmfork_next() < 0:
+            _die("no next job (daemon gone, or a bad message)")
+        pid = os.fork()
+        if pid == 0:
+            lib.warmfork_child()
+            _fresh()
+            return
+        if lib.warmfork_parent(pid) < 0:
+            _die("job %d: could not report it" % pid)
+
+
+def run_main():
+    """In a plain run's child: what `python3 main.py` does with the job's
+    /work/main.py.  A fresh __main__ module with the attributes the
+    interpreter gives a script; an uncaught exception is printed by
+    sys.excepthook without the server's frame and exits 1; sys.exit and
+    the end of the script exit as the interpreter would.  The end is the
+    interpreter's own, in its order (non-daemon threads joined, atexit
+    handlers, the job's globals cleared so their __del__ runs, streams
+    flushed), but without tearing down the modules the server imported:
+    that would write to every page of the server's heap and copy it."""
+    import builtins
+    import importlib.machinery
+    import types
+    path = os.path.join(os.getcwd(), "main.py")
+    mod = types.ModuleType("__main__")
+    mod.__file__ = path
+    mod.__cached__ = None
+    mod.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    mod.__spec__ = None
+    mod.__package__ = None
+    mod.__builtins__ = builtins
+    sys.modules["__main__"] = mod
+    code = 0
+    try:
+        try:
+            with open(path, "rb") as f:
+                src = f.read()
+            obj = compile(src, path, "exec", dont_inherit=True)
+            del src
+            exec(obj, mod.__dict__)
+        except SystemExit as e:
+            code = _exit_code(e)
+        except BaseException as e:
+            tb = e.__traceback__.tb_next if e.__traceback__ else None
+            sys.excepthook(type(e), e, tb)
+            if isinstance(e, KeyboardInterrupt):
+                _exit_sigint()
+            code = 1
+        code = _finalize(mod, code)
+    finally:
+        os._exit(code)
+
+
+def _exit_code(e):
+    """The exit status the interpreter gives SystemExit(e.code)."""
+    c = e.code
+    if c is None:
+        return 0
+    if isinstance(c, int):
+        return c & 0xff
+    try:
+        sys.stderr.write(str(c) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _finalize(mod, code):
+    import atexit
+    import gc
+    import threading
+    try:
+        threading._shutdown()
+    except SystemExit as e:
+        code = _exit_code(e)
+    except BaseException:
+        pass
+    atexit._run_exitfuncs()
+    mod.__dict__.clear()
+    gc.collect()
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except Exception:
+            if code == 0:
+                code = 120     # the interpreter's status when flushing fails
+    return code
+
+
+def _exit_sigint():
+    """An uncaught KeyboardInterrupt ends a fresh interpreter by SIGINT,
+    after its exit handlers."""
+    import atexit
+    import signal
+    atexit._run_exitfuncs()
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except Exception:
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)

@@ -1,0 +1,271 @@
+/* Fork servers from the daemon's side (warm.h). A server starts like a cold
+ * job (the same clone child, sandboxd-init, the same mounts), then its init
+ * moves into a user namespace whose maps only the daemon can write, and
+ * starts the interpreter (zygote.c). Every message from it is checked: a
+ * server that says anything unexpected, or is late, is stopped and rebuilt
+ * by the caller. */
+#include "sandboxd/jail/warm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/errfmt.h"
+#include "sandboxd/jail/fdio.h"
+#include "sandboxd/jail/jail.h"
+#include "sandboxd/jail/jail_internal.h"
+#include "sandboxd/jail/ns.h"
+#include "sandboxd/jail/warm_msg.h"
+
+#define WARM_STACK (256 * 1024)
+#define WARM_SETUP_MS 10000 /* the server's init building its tree */
+#define WARM_SPAWN_MS 5000  /* a fork and a reaper's exec */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Waits until fd is readable, at most ms; the server's death ends it too. */
+static int wait_readable(const struct warm_server *w, int fd, int ms)
+{
+	struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = w->zpidfd, .events = POLLIN}};
+	uint64_t end = clock_mono_ns() + (uint64_t)ms * 1000000u;
+	for (;;) {
+		uint64_t now = clock_mono_ns();
+		if (now >= end)
+			return -1;
+		int rc = poll(p, w->zpidfd >= 0 ? 2 : 1, (int)((end - now) / 1000000u) + 1);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0 || (p[0].revents & (POLLERR | POLLNVAL)))
+			return -1;
+		if (p[0].revents & (POLLIN | POLLHUP))
+			return 0;
+		if (p[1].revents)
+			return -1; /* gone */
+	}
+}
+
+static int write_map(pid_t pid, const char *file, unsigned outside0, unsigned id)
+{
+	char path[64], map[96];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+	int n = snprintf(map, sizeof map, "0 %u 1\n%u %u 1\n", outside0, id, id);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = fdio_write_all(fd, map, (size_t)n);
+	close(fd);
+	return rc;
+}
+
+/* The init's report that its user namespace exists, then the maps. */
+static int userns_handshake(struct warm_server *w, const struct jail_spec *s, uid_t server_uid,
+			    int sync_w, char *err, size_t errlen)
+{
+	struct jail_msg m;
+	if (wait_readable(w, w->status_r, WARM_SETUP_MS) < 0 ||
+	    read(w->status_r, &m, sizeof m) != (ssize_t)sizeof m)
+		return errfmt(err, errlen, "fork server: its init did not report");
+	m.text[sizeof m.text - 1] = '\0';
+	if (m.kind == JAIL_MSG_ERROR)
+		return errfmt(err, errlen, "fork server setup failed at %s: %s", m.text,
+			      errfmt_desc(m.err));
+	if (m.kind != JAIL_MSG_USERNS)
+		return errfmt(err, errlen, "fork server: unexpected report %d", m.kind);
+	if (write_map(w->zpid, "uid_map", server_uid, s->uid) < 0 ||
+	    write_map(w->zpid, "gid_map", server_uid, s->gid) < 0)
+		return errfmt(err, errlen, "fork server id maps: %s", errfmt_desc(errno));
+	if (write(sync_w, "m", 1) != 1)
+		return errfmt(err, errlen, "fork server: %s", errfmt_desc(errno));
+	return 0;
+}
+
+int warm_start(struct warm_server *w, const struct jail_spec *s, const struct jail_cgroup *cg,
+	       uid_t server_uid, int lib_fd, char *err, size_t errlen)
+{
+	int sync[2] = {-1, -1}, status[2] = {-1, -1}, ctl[2] = {-1, -1}, spec_fd = -1, rc = -1;
+	memset(w, 0, sizeof *w);
+	w->zpidfd = w->ctl = w->status_r = -1;
+	char *stack = NULL;
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	    (spec_fd = jail_wire_memfd(s)) < 0 || !(stack = malloc(WARM_STACK))) {
+		errfmt(err, errlen, "fork server: %s", errfmt_desc(errno));
+		goto out;
+	}
+	struct jail_child c = {.spec = s,
+			       .sync_rd = sync[0],
+			       .status_wr = status[1],
+			       .stdin_rd = -1,
+			       .stdout_wr = -1,
+			       .stderr_wr = STDERR_FILENO,
+			       .notify_wr = ctl[1],
+			       .result_wr = lib_fd,
+			       .key_rd = jail_init_fd(),
+			       .spec_fd = spec_fd,
+			       .peer_sock = -1};
+	pid_t pid = clone(jail_exec_init, stack + WARM_STACK, ns_clone_flags() | SIGCHLD, &c);
+	if (pid < 0) {
+		errfmt(err, errlen, "fork server clone: %s", errfmt_desc(errno));
+		goto out;
+	}
+	w->zpid = pid;
+	w->zpidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	w->status_r = status[0];
+	w->ctl = ctl[0];
+	status[0] = ctl[0] = -1;
+	w->started_ns = clock_mono_ns();
+	close_fd(&sync[0]);
+	close_fd(&status[1]);
+	close_fd(&ctl[1]);
+	if (w->zpidfd < 0) {
+		errfmt(err, errlen, "fork server: no pidfd: %s", errfmt_desc(errno));
+		goto out;
+	}
+	if (cg && cg->attach(cg->ctx, pid) < 0) {
+		errfmt(err, errlen, "fork server cgroup: %s", errfmt_desc(errno));
+		goto out;
+	}
+	if (write(sync[1], "g", 1) != 1) {
+		errfmt(err, errlen, "fork server: %s", errfmt_desc(errno));
+		goto out;
+	}
+	rc = userns_handshake(w, s, server_uid, sync[1], err, errlen);
+out:
+	free(stack);
+	close_fd(&sync[0]);
+	close_fd(&sync[1]);
+	close_fd(&status[0]);
+	close_fd(&status[1]);
+	close_fd(&ctl[0]);
+	close_fd(&ctl[1]);
+	close_fd(&spec_fd);
+	if (rc < 0 && w->zpid > 0)
+		warm_stop(w);
+	return rc;
+}
+
+bool warm_dead(const struct warm_server *w)
+{
+	if (w->zpid <= 0)
+		return true;
+	struct pollfd p = {.fd = w->zpidfd, .events = POLLIN};
+	return poll(&p, 1, 0) != 0;
+}
+
+bool warm_ready(struct warm_server *w)
+{
+	if (warm_dead(w))
+		return false;
+	if (w->ready)
+		return true;
+	struct pollfd p = {.fd = w->ctl, .events = POLLIN};
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	int none;
+	if (warm_msg_recv(w->ctl, WARM_READY, &none, 0) != 0) {
+		warm_stop(w); /* anything else first is a broken server */
+		return false;
+	}
+	w->ready = true;
+	return true;
+}
+
+void warm_stop(struct warm_server *w)
+{
+	if (w->zpid > 0) {
+		kill(w->zpid, SIGKILL);
+		while (waitpid(w->zpid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	w->zpid = 0;
+	w->ready = false;
+	close_fd(&w->zpidfd);
+	close_fd(&w->ctl);
+	close_fd(&w->status_r);
+}
+
+/* A pidfd's pid as this process sees it (the "Pid:" line of its fdinfo). */
+static pid_t pidfd_pid(int pidfd)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nPid:\t");
+	long v = p ? strtol(p + 6, NULL, 10) : -1;
+	return v > 0 ? (pid_t)v : -1;
+}
+
+int warm_spawn(struct warm_server *w, const int *fds, int n, int pidfd[2], pid_t pid[2])
+{
+	pidfd[0] = pidfd[1] = -1;
+	if (!w->ready || warm_msg_send(w->ctl, WARM_JOB, fds, n) < 0 ||
+	    wait_readable(w, w->ctl, WARM_SPAWN_MS) < 0 ||
+	    warm_msg_recv(w->ctl, WARM_SPAWNED, pidfd, 2) != 2)
+		goto bad;
+	for (int i = 0; i < 2; i++)
+		if ((pid[i] = pidfd_pid(pidfd[i])) <= 0)
+			goto bad;
+	w->jobs++;
+	return 0;
+bad:
+	close_fd(&pidfd[0]);
+	close_fd(&pidfd[1]);
+	return -1;
+}
+
+int warm_finish(struct warm_server *w, int ms)
+{
+	int none;
+	if (wait_readable(w, w->ctl, ms) < 0 || warm_msg_recv(w->ctl, WARM_DONE, &none, 0) != 0)
+		return -1;
+	return 0;
+}
+
+long warm_rss_kb(const struct warm_server *w)
+{
+	char path[96], buf[4096];
+	if (w->zpid <= 0)
+		return -1;
+	/* The server is the init's only child. */
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)w->zpid, (int)w->zpid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, 63);
+	close(fd);
+	long spid = n > 0 ? (buf[n] = '\0', strtol(buf, NULL, 10)) : -1;
+	if (spid <= 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%ld/status", spid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "VmRSS:");
+	return p ? strtol(p + 6, NULL, 10) : -1;
+}

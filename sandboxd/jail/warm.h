@@ -1,0 +1,46 @@
+/* Fork servers, from the daemon's side (docs/architecture.md, "The warm
+ * path"): start one in a jail of its own, see that it is ready, fork a job
+ * from it, and stop it. Which servers a slot keeps is the run component's
+ * choice (run/run_warm.c). */
+#ifndef SBX_WARM_H
+#define SBX_WARM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct jail_spec;
+struct jail_cgroup;
+
+struct warm_server {
+	pid_t zpid;	      /* the server's init, the daemon's child; 0: none */
+	int zpidfd, ctl, status_r;
+	bool ready;	      /* the server said its imports are done */
+	unsigned jobs;	      /* forked from it so far */
+	uint64_t started_ns;
+};
+
+/* Starts a server from a spec with zygote set: clones its init into fresh
+ * namespaces, attaches it to cg (NULL: none), writes the id maps of its
+ * user namespace (uid 0 inside = server_uid; the spec's job uid to itself)
+ * and lets it exec the interpreter. Returns once the interpreter starts;
+ * readiness (its imports) comes later, see warm_ready. */
+int warm_start(struct warm_server *w, const struct jail_spec *s, const struct jail_cgroup *cg,
+	       uid_t server_uid, int lib_fd, char *err, size_t errlen);
+/* Without blocking: true once the server reported ready and is alive. */
+bool warm_ready(struct warm_server *w);
+/* True when the server's init has exited (the server is gone). */
+bool warm_dead(const struct warm_server *w);
+/* Kills the server (its whole PID namespace with it) and reaps its init. */
+void warm_stop(struct warm_server *w);
+/* Hands the server a job's descriptors (WJ_* of warm_msg.h, n of them) and
+ * waits (bounded) for the pidfds of the job's reaper and of the job, with
+ * their pids as the daemon sees them. -1: the server failed; stop it. */
+int warm_spawn(struct warm_server *w, const int *fds, int n, int pidfd[2], pid_t pid[2]);
+/* After the job: waits at most ms for the server to say the job is reaped
+ * and it is ready for the next. -1: it did not; stop it. */
+int warm_finish(struct warm_server *w, int ms);
+/* The server's resident memory in KiB, or -1. */
+long warm_rss_kb(const struct warm_server *w);
+
+#endif

@@ -1,0 +1,41 @@
+/* The control channel between the daemon (warm.c) and a fork server
+ * (warm_fork.c): a SOCK_SEQPACKET socket, one byte of kind per message,
+ * descriptors in SCM_RIGHTS. */
+#ifndef SBX_WARM_MSG_H
+#define SBX_WARM_MSG_H
+
+#define WARM_READY "R"	 /* server -> daemon, once: imports done */
+#define WARM_JOB "J"	 /* daemon -> server: a job's descriptors (WJ_*) */
+#define WARM_SPAWNED "S" /* server -> daemon: pidfds of the job's reaper and the job */
+#define WARM_DONE "D"	 /* server -> daemon: the job was reaped, its namespace ended */
+
+/* A job's descriptors, in this order; the last two only for test runs. */
+enum {
+	WJ_SPEC,   /* sealed memfd: the job's description */
+	WJ_STATUS, /* jail_msg records to the daemon (the server writes the status) */
+	WJ_SYNC,   /* "go" from the daemon once the job is in its cgroup */
+	WJ_STDIN,
+	WJ_STDOUT,
+	WJ_STDERR,
+	WJ_NOTIFY, /* the seccomp listener goes back here */
+	WJ_COUNT_PLAIN,
+	WJ_RESULT = WJ_COUNT_PLAIN,
+	WJ_KEY,
+	WJ_COUNT
+};
+
+/* Sends kind with n descriptors; 0 or -1. */
+int warm_msg_send(int sock, const char *kind, const int *fds, int n);
+/* Receives one message of kind with up to max descriptors (close-on-exec);
+ * the number received, or -1 (another kind, a short message, or more
+ * descriptors than max: all closed). */
+int warm_msg_recv(int sock, const char *kind, int *fds, int max);
+
+/* libsbxwarm.so's entry points, called from the server's Python
+ * (sbx_runner/warm.py) through ctypes (warm_fork.c). */
+int warmfork_ready(void);
+int warmfork_next(void);
+int warmfork_parent(int job);
+int warmfork_child(void);
+
+#endif

@@ -1,0 +1,225 @@
+/* Which fork servers each worker slot keeps, and which job may use one
+ * (docs/architecture.md, "The warm path"). A slot has at most one server
+ * per kind: one for plain runs (its script is a bootstrap named main.py)
+ * and one for test requests (the runner). A server is made for one
+ * profile and one hash seed: the str hash secret is fixed when an
+ * interpreter starts, and a cold job with a request seed runs with
+ * PYTHONHASHSEED set to it, so a job uses a server only when both match.
+ * A job that matches no ready server runs cold; after two such jobs in a
+ * row with the same profile and seed the server is rebuilt for them. Each
+ * slot is used by one worker thread only: no locks. Servers' cgroups are
+ * this file's, as a run's are run_one.c's. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "sandboxd/jail/warm.h"
+#include "sandboxd/run/run.h"
+#include "sandboxd/run/run_priv.h"
+
+enum { WK_PLAIN, WK_RUNNER, WK_COUNT };
+#define WARM_MEMORY_MB 2048 /* a server's cgroup: pandas and friends fit */
+#define WARM_PIDS 64
+#define WARM_MAX_FAILURES 3  /* starts in a row that failed: no more tries */
+#define WARM_GROWTH_KB 65536 /* a server grown this much past its start is rebuilt */
+
+struct slot_server {
+	struct warm_server w;
+	const struct profile *prof;
+	long long key;
+	struct cg_job cg;
+	bool have_cg;
+	long rss0;
+	int failures;
+	const struct profile *miss_prof;
+	long long miss_key;
+	int misses;
+};
+
+static struct slot_server (*g_slots)[WK_COUNT];
+static int g_nslots;
+
+/* The plain server's main.py: it must be run as `python3 main.py` in /work
+ * to have a cold run's argv, sys.path and __main__.__file__. */
+static const char BOOT[] = "import sys\n"
+			   "sys.path.insert(0, \"/sandboxd/runner.py\")\n"
+			   "from sbx_runner import warm\n"
+			   "del sys.path[0]\n"
+			   "warm.serve()\n"
+			   "warm.run_main()\n";
+
+int run_warm_init(const struct config *cfg)
+{
+	g_nslots = cfg->workers;
+	g_slots = calloc((size_t)g_nslots, sizeof *g_slots);
+	return g_slots ? 0 : -1;
+}
+
+static int warm_cg_attach(void *ctx, pid_t pid)
+{
+	return cg_job_attach(ctx, pid);
+}
+
+static void server_stop(struct slot_server *ss)
+{
+	warm_stop(&ss->w);
+	if (ss->have_cg) {
+		cg_job_kill(&ss->cg, 1000);
+		cg_job_destroy(&ss->cg);
+	}
+	ss->have_cg = false;
+	ss->rss0 = 0;
+}
+
+/* The server's own description: {"kind", "preload"} (sbx_runner/warm.py). */
+static void server_config(const struct profile *p, int kind, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "{\"kind\":\"%s\",\"preload\":[",
+				    kind == WK_RUNNER ? "runner" : "plain");
+	for (size_t i = 0; i < p->npreload && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s\"%s\"", i ? "," : "", p->preload[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, "]}");
+}
+
+static void server_start(const struct config *cfg, int slot, int kind, struct slot_server *ss,
+			 const struct profile *p, long long key)
+{
+	char err[256], name[64], zjson[2048];
+	server_stop(ss);
+	ss->prof = p;
+	ss->key = key;
+	if (ss->failures >= WARM_MAX_FAILURES)
+		return;
+	if (cfg->cg.version != CG_NONE) {
+		snprintf(name, sizeof name, "%s-warm%d-%d", cfg->cg.instance, slot, kind);
+		struct cg_limits cl = {.memory_bytes = (uint64_t)WARM_MEMORY_MB << 20,
+				       .pids = WARM_PIDS,
+				       .cpus = 1};
+		ss->have_cg = cg_job_create(&cfg->cg, name, &cl, &ss->cg, err, sizeof err) == 0;
+		if (!ss->have_cg) {
+			log_msg("fork server %d/%d: cgroup: %s", slot, kind, err);
+			ss->failures++;
+			return;
+		}
+	}
+	size_t nro = p->n_ro + (p->interpreter_etc[0] != '\0');
+	const char *ro[PROFILE_MAX_RO + 2];
+	for (size_t i = 0; i < p->n_ro; i++)
+		ro[i] = p->ro_paths[i];
+	if (p->interpreter_etc[0])
+		ro[p->n_ro] = p->interpreter_etc;
+	struct jail_file boot = {"main.py", BOOT, sizeof BOOT - 1};
+	struct jail_job jj = {
+	    .lim = {.cpu_ms = p->defaults.cpu_ms,
+		    .wall_ms = p->defaults.wall_ms,
+		    .memory_mb = WARM_MEMORY_MB,
+		    .pids = WARM_PIDS,
+		    .output_kb = 64,
+		    .tmpfs_mb = 1,
+		    .cpus = 1},
+	    .interpreter = p->interpreter,
+	    .args = (const char *const *)p->args,
+	    .nargs = p->nargs,
+	    .ro_paths = ro,
+	    .n_ro = nro,
+	    .seccomp = &p->seccomp,
+	    .files = kind == WK_PLAIN ? &boot : NULL,
+	    .nfiles = kind == WK_PLAIN};
+	struct jail_spec spec;
+	uid_t uid = cfg->uid_base + (uid_t)slot;
+	if (jail_spec_init(&spec, &jj, uid, (gid_t)uid, cfg->root_dir, ss->have_cg) < 0) {
+		ss->failures++;
+		return;
+	}
+	server_config(p, kind, zjson, sizeof zjson);
+	jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, zjson, strlen(zjson), "",
+			     key);
+	if (kind == WK_PLAIN)
+		spec.argv[1 + p->nargs] = "main.py";
+	spec.zygote = true;
+	snprintf(spec.work_opts, sizeof spec.work_opts, "size=1m,nr_inodes=64,mode=0755");
+	struct jail_cgroup cg = {warm_cg_attach, NULL, &ss->cg, NULL};
+	uid_t server_uid = cfg->uid_base + 2u * (uid_t)cfg->workers + (uid_t)slot;
+	if (warm_start(&ss->w, &spec, ss->have_cg ? &cg : NULL, server_uid, cfg->warm_lib_fd, err,
+		       sizeof err) < 0) {
+		log_msg("fork server %d/%d: %s", slot, kind, err);
+		ss->failures++;
+		server_stop(ss);
+	}
+}
+
+void run_warm_start(const struct config *cfg, int slot)
+{
+	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots)
+		return;
+	const struct profile *p = profile_find(&cfg->profiles, "python");
+	for (int k = 0; p && k < WK_COUNT; k++)
+		server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
+}
+
+void run_warm_stop(int slot)
+{
+	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++)
+		server_stop(&g_slots[slot][k]);
+}
+
+struct warm_server *run_warm_pick(const struct config *cfg, int slot, const struct job *j,
+				  const struct run_in *in)
+{
+	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots || (in && in->isolate))
+		return NULL;
+	int kind = in && in->job_json ? WK_RUNNER : WK_PLAIN;
+	long long key = kind == WK_RUNNER && in->seed >= 0 ? in->seed : -1;
+	struct slot_server *ss = &g_slots[slot][kind];
+	if (ss->w.zpid > 0 && warm_dead(&ss->w)) {
+		log_msg("fork server %d/%d ended; rebuilding it", slot, kind);
+		server_start(cfg, slot, kind, ss, ss->prof, ss->key);
+	}
+	if (ss->prof != j->prof || ss->key != key) {
+		if (ss->miss_prof == j->prof && ss->miss_key == key)
+			ss->misses++;
+		else
+			ss->misses = 1;
+		ss->miss_prof = j->prof;
+		ss->miss_key = key;
+		if (ss->misses >= 2 || ss->w.zpid <= 0)
+			server_start(cfg, slot, kind, ss, j->prof, key);
+		return NULL;
+	}
+	ss->misses = 0;
+	if (!warm_ready(&ss->w))
+		return NULL;
+	if (!ss->rss0)
+		ss->rss0 = warm_rss_kb(&ss->w);
+	return &ss->w;
+}
+
+void run_warm_done(const struct config *cfg, int slot, struct warm_server *w)
+{
+	for (int k = 0; k < WK_COUNT; k++) {
+		struct slot_server *ss = &g_slots[slot][k];
+		if (&ss->w != w)
+			continue;
+		long rss = ss->w.zpid > 0 ? warm_rss_kb(&ss->w) : -1;
+		if (ss->w.zpid <= 0 || warm_dead(&ss->w) || rss < 0 ||
+		    (ss->rss0 > 0 && rss > ss->rss0 + WARM_GROWTH_KB)) {
+			log_msg("fork server %d/%d: rebuilding it (%s)", slot, k,
+				ss->w.zpid <= 0 ? "it failed" : rss < 0 ? "gone" : "grew");
+			server_start(cfg, slot, k, ss, ss->prof, ss->key);
+		} else {
+			ss->failures = 0;
+		}
+	}
+}
+
+long run_warm_rss_kb(int slot, int kind)
+{
+	if (slot >= g_nslots || kind < 0 || kind >= WK_COUNT)
+		return -1;
+	struct slot_server *ss = &g_slots[slot][kind];
+	return ss->w.ready ? warm_rss_kb(&ss->w) : -1;
+}
