@@ -67,8 +67,7 @@ struct job_fds {
 	/* Forked from a fork server: pidfd is the job's reaper's (pid 1 of its
 	 * PID namespace), which is not the daemon's child; it is killed through
 	 * the pidfd, and its exit (not a reap) ends the job. */
-	bool warm, killed;
-	pid_t job_pid; /* warm: the job itself (pid 2 of its namespace) */
+	bool warm;
 	int listener[MAX_LISTENERS];
 	int nlisteners, want_listeners;
 	struct capture_stream out, err;
@@ -98,7 +97,7 @@ static void kill_job(struct job_fds *f, pid_t pid, bool *killed)
 		syscall(SYS_pidfd_send_signal, f->pidfd, SIGKILL, NULL, 0);
 	else if (!*killed)
 		kill(pid, SIGKILL);
-	*killed = f->killed = true;
+	*killed = true;
 }
 
 static void feed_stdin(struct job_fds *f, const struct jail_spec *s, size_t *off)
@@ -130,11 +129,6 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 	/* A failed setup step is reported before the payload exits (status
 	 * 127), and once the jail failed the job never ran: that exit status
 	 * must not become a verdict of the job's own (runtime_error). */
-	/* A fork server reports the status of a job the daemon killed (a cold
-	 * job's init dies with it and reports nothing): dropped, so both paths
-	 * answer alike. */
-	if (m.kind == JAIL_MSG_STATUS && f->warm && f->killed)
-		return;
 	if (m.kind == JAIL_MSG_STATUS && !r->have_status && !r->error[0]) {
 		r->times.exit_ns = clock_mono_ns();
 		r->have_status = true;
@@ -369,20 +363,19 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
  * its reaper (pid 1 of the job's PID namespace) stands for a cold job's
  * init from here on. */
 static pid_t start_warm(struct warm_server *w, const struct jail_child *c, struct job_fds *f,
-			int pidfd[2], struct jail_result *r)
+			int *pidfd, struct jail_result *r)
 {
 	int fds[WJ_COUNT] = {c->spec_fd,  c->status_wr, c->sync_rd,   c->stdin_rd, c->stdout_wr,
 			     c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
-	pid_t pids[2];
-	if (warm_spawn(w, fds, c->spec->runner ? WJ_COUNT : WJ_COUNT_PLAIN, pidfd, pids) < 0) {
+	pid_t pid;
+	if (warm_spawn(w, fds, c->spec->runner ? WJ_COUNT : WJ_COUNT_PLAIN, pidfd, &pid) < 0) {
 		r->warm_failed = true;
 		set_error(r, "fork server", EPROTO);
 		return -1;
 	}
 	f->warm = r->warm = true;
-	f->pidfd = pidfd[0];
-	f->job_pid = pids[1];
-	return pids[0];
+	f->pidfd = *pidfd;
+	return pid;
 }
 
 static pid_t start_cold(const struct jail_child *c, struct jail_result *r)
@@ -403,7 +396,7 @@ static pid_t start_cold(const struct jail_child *c, struct jail_result *r)
 void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jail_cgroup *cg,
 	      int cancel_fd, const struct jail_hooks *hooks, struct jail_result *r)
 {
-	int wpidfd[2] = {-1, -1};
+	int wpidfd = -1;
 	int pp[PIPE_COUNT][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1},
 				 {-1, -1}, {-1, -1}, {-1, -1}};
 	int sv[2] = {-1, -1}, npipes = s->runner ? PIPE_COUNT : PIPE_STDERR + 1;
@@ -417,7 +410,6 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 			    .listener = {-1, -1},
 			    .want_listeners = s->peer ? 2 : 1,
 			    .pidfd = -1,
-			    .job_pid = -1,
 			    .key_w = -1};
 	int spec_fd = -1;
 	f.out.fd = f.err.fd = f.res.fd = -1;
@@ -443,7 +435,7 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 			       .peer_sock = -1};
 	uint64_t t0 = clock_mono_ns();
 	r->times.clone_ns = t0;
-	pid_t pid = w ? start_warm(w, &c, &f, wpidfd, r) : start_cold(&c, r);
+	pid_t pid = w ? start_warm(w, &c, &f, &wpidfd, r) : start_cold(&c, r);
 	if (pid < 0)
 		goto out;
 	r->started = true;
@@ -479,11 +471,10 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 	if (!f.warm)
 		f.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	/* The job may only start once it is inside its cgroup, or its first
-	 * allocations and forks would escape the limits. A warm job is two
-	 * processes already: its reaper and itself. */
+	 * allocations and forks would escape the limits. (A warm job's pid 1
+	 * forks the job once it is there.) */
 	bool dead = false;
-	if (cg && (cg->attach(cg->ctx, pid) < 0 ||
-		   (f.job_pid > 0 && cg->attach(cg->ctx, f.job_pid) < 0))) {
+	if (cg && cg->attach(cg->ctx, pid) < 0) {
 		set_error(r, "cgroup attach", errno);
 		kill_job(&f, pid, &dead);
 	} else if (write(f.sync_w, "g", 1) != 1) {
@@ -521,7 +512,6 @@ out:
 	close_fd(&f.listener[1]);
 	close_fd(&spec_fd);
 	close_fd(&f.pidfd);
-	close_fd(&wpidfd[1]);
 	if (r->warm_failed && w)
 		warm_stop(w);
 	close_fd(&f.out.fd);

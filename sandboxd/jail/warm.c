@@ -217,22 +217,17 @@ static pid_t pidfd_pid(int pidfd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
-int warm_spawn(struct warm_server *w, const int *fds, int n, int pidfd[2], pid_t pid[2])
+int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid)
 {
-	pidfd[0] = pidfd[1] = -1;
+	*pidfd = -1;
 	if (!w->ready || warm_msg_send(w->ctl, WARM_JOB, fds, n) < 0 ||
 	    wait_readable(w, w->ctl, WARM_SPAWN_MS) < 0 ||
-	    warm_msg_recv(w->ctl, WARM_SPAWNED, pidfd, 2) != 2)
-		goto bad;
-	for (int i = 0; i < 2; i++)
-		if ((pid[i] = pidfd_pid(pidfd[i])) <= 0)
-			goto bad;
+	    warm_msg_recv(w->ctl, WARM_SPAWNED, pidfd, 1) != 1 || (*pid = pidfd_pid(*pidfd)) <= 0) {
+		close_fd(pidfd);
+		return -1;
+	}
 	w->jobs++;
 	return 0;
-bad:
-	close_fd(&pidfd[0]);
-	close_fd(&pidfd[1]);
-	return -1;
 }
 
 int warm_finish(struct warm_server *w, int ms)

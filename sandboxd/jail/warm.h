@@ -34,9 +34,10 @@ bool warm_dead(const struct warm_server *w);
 /* Kills the server (its whole PID namespace with it) and reaps its init. */
 void warm_stop(struct warm_server *w);
 /* Hands the server a job's descriptors (WJ_* of warm_msg.h, n of them) and
- * waits (bounded) for the pidfds of the job's reaper and of the job, with
- * their pids as the daemon sees them. -1: the server failed; stop it. */
-int warm_spawn(struct warm_server *w, const int *fds, int n, int pidfd[2], pid_t pid[2]);
+ * waits (bounded) for the pidfd of the job's pid 1, with its pid as the
+ * daemon sees it; once that is in the job's cgroup, "go" on the job's sync
+ * pipe lets it fork the job. -1: the server failed; stop it. */
+int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid);
 /* After the job: waits at most ms for the server to say the job is reaped
  * and it is ready for the next. -1: it did not; stop it. */
 int warm_finish(struct warm_server *w, int ms);

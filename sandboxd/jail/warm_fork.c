@@ -5,15 +5,16 @@
  *
  * The server (Python, pid 1 of its PID namespace, uid 0 and capabilities
  * only inside its user namespace) loops: wait for a job's descriptors
- * (warmfork_next), start the job's reaper as pid 1 of a fresh PID
- * namespace, fork (os.fork in Python), and in the parent hand the daemon
- * pidfds of both, wait for the job and report its status
- * (warmfork_parent). The child applies the layers (warmfork_child) and
- * returns into Python to run the job. The server never runs job code and
- * never reads the job's description. */
+ * (warmfork_next), make the job's PID namespace, whose pid 1 puts itself
+ * in the job's cgroup through the daemon, forks the job as pid 2 and
+ * becomes the reaper (warmfork_spawn), and wait for the reaper
+ * (warmfork_wait). The job applies the layers (warmfork_child) and returns
+ * into Python to run. The server never runs job code, never reads a
+ * job's description and is never a job's parent. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,7 +44,7 @@ static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
 static int g_nfds;
 static pid_t g_reaper = -1;
-static char g_stack[64 * 1024] __attribute__((aligned(16)));
+static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
 static void close_job_fds(int keep)
 {
@@ -64,60 +65,88 @@ EXPORT int warmfork_ready(void)
 	return send(CTL_FD, WARM_READY, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-static int reaper_exec(void *arg)
+/* What the job's first process (A, below) leaves the server: that it
+ * failed. A shares the server's memory until its exec. */
+static jmp_buf g_jb;
+static volatile int g_a_failed;
+
+/* A: pid 1 of the job's PID namespace, a vfork-style child sharing the
+ * server's memory. It sends the daemon its pidfd, waits to be put into the
+ * job's cgroup, forks the job (pid 2; its page tables and everything after
+ * are the job's cgroup's), and execs the reaper (sandboxd-init), which
+ * then is the job's parent and reports its status as a cold job's init
+ * does. The job returns from the server's warmfork_spawn by longjmp: its
+ * memory is a copy of the server's, whose frame there is intact. */
+static int a_main(void *arg)
 {
 	(void)arg;
+	int pf = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	char go;
+	if (pf < 0 || warm_msg_send(CTL_FD, WARM_SPAWNED, &pf, 1) < 0 ||
+	    read(g_fds[WJ_SYNC], &go, 1) != 1)
+		goto fail;
+	close(pf);
+	pid_t job = fork();
+	if (job == 0)
+		longjmp(g_jb, 1);
+	if (job < 0)
+		goto fail;
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
-	/* Nothing reaches the reaper, not even the init binary's descriptor
-	 * (an ELF runs from a close-on-exec descriptor). */
-	if (syscall(SYS_close_range, 0, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) < 0)
-		_exit(127);
+	/* The reaper keeps only the status pipe, as fd 3, and runs from the
+	 * init binary's descriptor (an ELF runs from a close-on-exec one). */
+	int st = g_fds[WJ_STATUS];
+	if ((st != 3 && dup2(st, 3) < 0) || syscall(SYS_close_range, 0, 2, 4) < 0 ||
+	    syscall(SYS_close_range, 4, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) < 0)
+		goto fail;
 	syscall(SYS_execveat, INIT_FD, "", argv, envp, AT_EMPTY_PATH);
+fail:
+	g_a_failed = 1;
 	_exit(127);
 }
 
-/* Waits for the next job's descriptors; then its PID namespace, with the
- * reaper as pid 1. The caller's next fork is the job, pid 2 there. */
+/* Waits for the next job's descriptors. -2: the daemon closed the channel
+ * (it stops the server). */
 EXPORT int warmfork_next(void)
 {
+	char b;
+	if (recv(CTL_FD, &b, 1, MSG_PEEK) == 0)
+		return -2;
 	g_nfds = warm_msg_recv(CTL_FD, WARM_JOB, g_fds, WJ_COUNT);
-	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
-		return -1;
-	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0)
-		return -1;
-	g_reaper = clone(reaper_exec, g_stack + sizeof g_stack, CLONE_VM | CLONE_VFORK | SIGCHLD,
-			 NULL);
-	return g_reaper < 0 ? -1 : 0;
+	return g_nfds == WJ_COUNT_PLAIN || g_nfds == WJ_COUNT ? 0 : -1;
 }
 
-/* In the server once the job is forked: pidfds of the reaper and the job to
- * the daemon (which puts both into the job's cgroup before the job goes),
- * then wait for the job, report how it ended like a job's init does, and
- * end its PID namespace by killing the reaper. */
-EXPORT int warmfork_parent(int job)
+/* The job's PID namespace, its first process and the job itself (a_main).
+ * Returns 1 in the job, 0 in the server once the reaper runs, -1 when it
+ * failed. The caller (Python) brackets it with PyOS_BeforeFork and the
+ * after-fork calls, as os.fork does. */
+EXPORT int warmfork_spawn(void)
 {
-	int pf[2] = {(int)syscall(SYS_pidfd_open, g_reaper, 0),
-		     (int)syscall(SYS_pidfd_open, job, 0)};
-	int rc = pf[0] >= 0 && pf[1] >= 0 ? warm_msg_send(CTL_FD, WARM_SPAWNED, pf, 2) : -1;
-	for (int i = 0; i < 2; i++)
-		if (pf[i] >= 0)
-			close(pf[i]);
-	close_job_fds(WJ_STATUS);
-	struct jail_msg m;
-	memset(&m, 0, sizeof m);
-	m.kind = JAIL_MSG_STATUS;
-	pid_t w;
-	while ((w = wait4(job, &m.status, __WALL, &m.ru)) < 0 && errno == EINTR)
-		;
-	if (w == job && rc == 0)
-		(void)!write(g_fds[WJ_STATUS], &m, sizeof m);
-	kill(g_reaper, SIGKILL);
-	while (waitpid(g_reaper, NULL, __WALL) < 0 && errno == EINTR)
-		;
-	close_job_fds(-1);
-	if (w != job || rc < 0)
+	g_a_failed = 0;
+	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0)
 		return -1;
+	if (setjmp(g_jb))
+		return 1;
+	g_reaper = clone(a_main, g_stack + sizeof g_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	if (g_reaper < 0)
+		return -1;
+	close_job_fds(-1);
+	if (g_a_failed) {
+		while (waitpid(g_reaper, NULL, __WALL) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
+	return 0;
+}
+
+/* In the server after a spawn: waits for the job's reaper (it ends when the
+ * job's main process does, or when the daemon kills it), then tells the
+ * daemon it is ready for the next job. */
+EXPORT int warmfork_wait(void)
+{
+	while (waitpid(g_reaper, NULL, __WALL) < 0)
+		if (errno != EINTR)
+			return -1;
 	return send(CTL_FD, WARM_DONE, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
@@ -192,10 +221,9 @@ static void place_fds(bool runner, int *status, int *notify)
 EXPORT int warmfork_child(void)
 {
 	int st = g_fds[WJ_STATUS];
-	char go;
+	/* In its cgroup already: its parent, the reaper, was put there before
+	 * it forked the job. */
 	STEP(prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
-	if (read(g_fds[WJ_SYNC], &go, 1) != 1)
-		_exit(1);
 	void *blob;
 	size_t blob_len;
 	const struct jail_spec *s = load_spec(st, &blob, &blob_len);

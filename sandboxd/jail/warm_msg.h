@@ -6,14 +6,14 @@
 
 #define WARM_READY "R"	 /* server -> daemon, once: imports done */
 #define WARM_JOB "J"	 /* daemon -> server: a job's descriptors (WJ_*) */
-#define WARM_SPAWNED "S" /* server -> daemon: pidfds of the job's reaper and the job */
+#define WARM_SPAWNED "S" /* the job's pid 1 -> daemon: its pidfd; "go" when in the cgroup */
 #define WARM_DONE "D"	 /* server -> daemon: the job was reaped, its namespace ended */
 
 /* A job's descriptors, in this order; the last two only for test runs. */
 enum {
 	WJ_SPEC,   /* sealed memfd: the job's description */
-	WJ_STATUS, /* jail_msg records to the daemon (the server writes the status) */
-	WJ_SYNC,   /* "go" from the daemon once the job is in its cgroup */
+	WJ_STATUS, /* jail_msg records to the daemon (the reaper writes the status) */
+	WJ_SYNC,   /* "go" from the daemon once the job's pid 1 is in its cgroup */
 	WJ_STDIN,
 	WJ_STDOUT,
 	WJ_STDERR,
@@ -35,7 +35,8 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max);
  * (sbx_runner/warm.py) through ctypes (warm_fork.c). */
 int warmfork_ready(void);
 int warmfork_next(void);
-int warmfork_parent(int job);
+int warmfork_spawn(void);
+int warmfork_wait(void);
 int warmfork_child(void);
 
 #endif

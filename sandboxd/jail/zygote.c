@@ -130,24 +130,38 @@ _Noreturn void zygote_main(const struct jail_child *c)
 	}
 }
 
-/* pid 1 of one job's PID namespace: reaps what the job orphans until the
- * server kills it when the job's main process has ended, which makes the
- * kernel kill everything left in the namespace. It holds nothing: no
+/* pid 1 of one job's PID namespace, exec'd by the job's first process
+ * after it forked the job (warm_fork.c): the job's parent. Like a cold
+ * job's init it reaps everything, and when the job (pid 2) ends, reports
+ * its wait status on the status pipe (fd 3) and exits, which makes the
+ * kernel kill whatever is left. It holds nothing else: no other
  * descriptor, no capability, and it is not dumpable. */
 _Noreturn void zygote_reaper_main(void)
 {
+	enum { ST = 3, JOB = 2 };
 	if (prctl(PR_SET_DUMPABLE, 0) < 0 || caps_init() < 0 || caps_drop_bounding() < 0 ||
-	    caps_drop_all() < 0)
+	    caps_drop_all() < 0) {
+		jail_report_error(ST, "reaper");
 		_exit(127);
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
-		_exit(127);
+	}
 	for (;;) {
-		while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
-			;
-		siginfo_t si;
-		(void)sigwaitinfo(&chld, &si);
+		int status;
+		struct rusage ru;
+		pid_t p = wait4(-1, &status, __WALL, &ru);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0) {
+			jail_report_error(ST, "reaper lost the job");
+			_exit(1);
+		}
+		if (p == JOB) {
+			struct jail_msg m;
+			memset(&m, 0, sizeof m);
+			m.kind = JAIL_MSG_STATUS;
+			m.status = status;
+			m.ru = ru;
+			(void)!write(ST, &m, sizeof m);
+			_exit(0);
+		}
 	}
 }

@@ -55,7 +55,13 @@ int run_warm_init(const struct config *cfg)
 {
 	g_nslots = cfg->workers;
 	g_slots = calloc((size_t)g_nslots, sizeof *g_slots);
-	return g_slots ? 0 : -1;
+	if (!g_slots)
+		return -1;
+	/* No server yet: no descriptor (0 is one). */
+	for (int i = 0; i < g_nslots; i++)
+		for (int k = 0; k < WK_COUNT; k++)
+			g_slots[i][k].w = (struct warm_server){.zpidfd = -1, .ctl = -1, .status_r = -1};
+	return 0;
 }
 
 static int warm_cg_attach(void *ctx, pid_t pid)

@@ -382,7 +382,9 @@ void td_cleanup(struct test_daemon *d)
 {
 	if (d->pid > 0)
 		td_kill(d);
-	if (d->dir[0])
+	/* SBX_TEST_KEEP=1 keeps the daemon's directory (its log) for a look. */
+	const char *keep = getenv("SBX_TEST_KEEP");
+	if (d->dir[0] && !(keep && strcmp(keep, "1") == 0))
 		td_rmtree(d->dir);
 	d->dir[0] = '\0';
 	for (int i = 0; i < TD_MAX_ARGS && d->extra[i]; i++) {

@@ -47,8 +47,11 @@ int tmain(Suite *(*make_suite)(void), const struct tmain_opts *opts)
 	}
 	if (o->teardown)
 		o->teardown();
-	if (base[0])
+	const char *keep = getenv("SBX_TEST_KEEP");
+	if (base[0] && !(keep && strcmp(keep, "1") == 0))
 		td_rmtree(base);
+	else if (base[0])
+		fprintf(stderr, "%s: kept %s (SBX_TEST_KEEP=1)\n", me, base);
 	return failed ? 1 : 0;
 }
 

@@ -88,6 +88,7 @@ def serve():
     import gc
     import json
     lib = ctypes.CDLL("/proc/self/fd/%d" % LIB_FD)
+    api = ctypes.pythonapi
     os.close(LIB_FD)
     with open(CONFIG, "rb") as f:
         cfg = json.loads(f.read())
@@ -103,15 +104,24 @@ def serve():
         # the daemon starts another (or falls back to cold jobs).
         if _threads() != 1:
             _die("%d threads: cannot fork safely" % _threads())
-        if lib.warmfork_next() < 0:
-            _die("no next job (daemon gone, or a bad message)")
-        pid = os.fork()
-        if pid == 0:
+        rc = lib.warmfork_next()
+        if rc == -2:
+            os._exit(0)         # the daemon closed the channel: stop
+        if rc < 0:
+            _die("a bad job message")
+        # As os.fork does, around the fork the job's pid 1 makes.
+        api.PyOS_BeforeFork()
+        rc = lib.warmfork_spawn()
+        if rc == 1:
+            api.PyOS_AfterFork_Child()
             lib.warmfork_child()
             _fresh()
             return
-        if lib.warmfork_parent(pid) < 0:
-            _die("job %d: could not report it" % pid)
+        api.PyOS_AfterFork_Parent()
+        if rc < 0:
+            _die("could not start a job")
+        if lib.warmfork_wait() < 0:
+            _die("lost a job's reaper")
 
 
 def run_main():
