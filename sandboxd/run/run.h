@@ -15,12 +15,13 @@
 json_t *run_request(const struct config *cfg, int slot, const struct job *j);
 
 /* The warm path (run_warm.c): the slots' fork servers, made once at start
- * (init), started by each worker for its slot before its first job (start)
- * and stopped when it ends (stop). rss: a ready server's resident KiB
- * (kind 0 plain runs, 1 test requests), or -1. */
+ * (init), started by each worker for its slot before its first job, which
+ * waits (bounded) until they are ready (start), and stopped when it ends
+ * (stop). ready: how many servers are ready, and their resident KiB
+ * together in *rss_kb (any thread may ask). */
 int run_warm_init(const struct config *cfg);
 void run_warm_start(const struct config *cfg, int slot);
 void run_warm_stop(int slot);
-long run_warm_rss_kb(int slot, int kind);
+long run_warm_ready(long *rss_kb);
 
 #endif

@@ -10,6 +10,8 @@
  * slot is used by one worker thread only: no locks. Servers' cgroups are
  * this file's, as a run's are run_one.c's. */
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,11 @@ struct slot_server {
 
 static struct slot_server (*g_slots)[WK_COUNT];
 static int g_nslots;
+/* Each server's resident KiB once ready, else -1: written by its slot's
+ * worker, read by ping. */
+static _Atomic long (*g_rss)[WK_COUNT];
+
+#define WARM_READY_MS 20000 /* how long a worker waits for its servers at start */
 
 /* The plain server's main.py: it must be run as `python3 main.py` in /work
  * to have a cold run's argv, sys.path and __main__.__file__. */
@@ -55,12 +62,15 @@ int run_warm_init(const struct config *cfg)
 {
 	g_nslots = cfg->workers;
 	g_slots = calloc((size_t)g_nslots, sizeof *g_slots);
-	if (!g_slots)
+	g_rss = calloc((size_t)g_nslots, sizeof *g_rss);
+	if (!g_slots || !g_rss)
 		return -1;
 	/* No server yet: no descriptor (0 is one). */
 	for (int i = 0; i < g_nslots; i++)
-		for (int k = 0; k < WK_COUNT; k++)
+		for (int k = 0; k < WK_COUNT; k++) {
 			g_slots[i][k].w = (struct warm_server){.zpidfd = -1, .ctl = -1, .status_r = -1};
+			atomic_store(&g_rss[i][k], -1);
+		}
 	return 0;
 }
 
@@ -69,9 +79,19 @@ static int warm_cg_attach(void *ctx, pid_t pid)
 	return cg_job_attach(ctx, pid);
 }
 
+/* The server's figure for ping (slot_server -> its g_rss cell). */
+static void note_rss(struct slot_server *ss)
+{
+	for (int i = 0; i < g_nslots; i++)
+		for (int k = 0; k < WK_COUNT; k++)
+			if (&g_slots[i][k] == ss)
+				atomic_store(&g_rss[i][k], ss->w.ready ? warm_rss_kb(&ss->w) : -1);
+}
+
 static void server_stop(struct slot_server *ss)
 {
 	warm_stop(&ss->w);
+	note_rss(ss);
 	if (ss->have_cg) {
 		cg_job_kill(&ss->cg, 1000);
 		cg_job_destroy(&ss->cg);
@@ -165,6 +185,20 @@ void run_warm_start(const struct config *cfg, int slot)
 	const struct profile *p = profile_find(&cfg->profiles, "python");
 	for (int k = 0; p && k < WK_COUNT; k++)
 		server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
+	/* Jobs that arrive meanwhile wait in the queue: from the first on,
+	 * every job takes the path it will take from then on. */
+	uint64_t end = clock_mono_ns() + (uint64_t)WARM_READY_MS * 1000000u;
+	for (int k = 0; k < WK_COUNT; k++) {
+		struct slot_server *ss = &g_slots[slot][k];
+		while (ss->w.zpid > 0 && !warm_ready(&ss->w) && !warm_dead(&ss->w) &&
+		       clock_mono_ns() < end) {
+			struct timespec ts = {0, 2000000};
+			nanosleep(&ts, NULL);
+		}
+		if (ss->w.ready)
+			ss->rss0 = warm_rss_kb(&ss->w);
+		note_rss(ss);
+	}
 }
 
 void run_warm_stop(int slot)
@@ -199,8 +233,10 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 	ss->misses = 0;
 	if (!warm_ready(&ss->w))
 		return NULL;
-	if (!ss->rss0)
+	if (!ss->rss0) {
 		ss->rss0 = warm_rss_kb(&ss->w);
+		note_rss(ss);
+	}
 	return &ss->w;
 }
 
@@ -222,10 +258,17 @@ void run_warm_done(const struct config *cfg, int slot, struct warm_server *w)
 	}
 }
 
-long run_warm_rss_kb(int slot, int kind)
+long run_warm_ready(long *rss_kb)
 {
-	if (slot >= g_nslots || kind < 0 || kind >= WK_COUNT)
-		return -1;
-	struct slot_server *ss = &g_slots[slot][kind];
-	return ss->w.ready ? warm_rss_kb(&ss->w) : -1;
+	long n = 0, sum = 0;
+	for (int i = 0; i < g_nslots && g_rss; i++)
+		for (int k = 0; k < WK_COUNT; k++) {
+			long v = atomic_load(&g_rss[i][k]);
+			if (v >= 0) {
+				n++;
+				sum += v;
+			}
+		}
+	*rss_kb = sum;
+	return n;
 }
