@@ -365,7 +365,7 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 static pid_t start_warm(struct warm_server *w, const struct jail_child *c, struct job_fds *f,
 			int *pidfd, struct jail_result *r)
 {
-	int fds[WJ_COUNT] = {c->spec_fd,  c->status_wr, c->sync_rd,   c->stdin_rd, c->stdout_wr,
+	int fds[WJ_COUNT] = {c->spec_fd,   c->status_wr, c->sync_rd,   c->stdin_rd, c->stdout_wr,
 			     c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
 	pid_t pid;
 	if (warm_spawn(w, fds, c->spec->runner ? WJ_COUNT : WJ_COUNT_PLAIN, pidfd, &pid) < 0) {
@@ -385,7 +385,8 @@ static pid_t start_cold(const struct jail_child *c, struct jail_result *r)
 		set_error(r, "stack", ENOMEM);
 		return -1;
 	}
-	pid_t pid = clone(jail_exec_init, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, (void *)c);
+	pid_t pid =
+	    clone(jail_exec_init, stack + CHILD_STACK, ns_clone_flags() | SIGCHLD, (void *)c);
 	int clone_errno = errno;
 	free(stack); /* the child has its own copy: no CLONE_VM */
 	if (pid < 0)

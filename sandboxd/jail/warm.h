@@ -13,10 +13,10 @@ struct jail_spec;
 struct jail_cgroup;
 
 struct warm_server {
-	pid_t zpid;	      /* the server's init, the daemon's child; 0: none */
+	pid_t zpid; /* the server's init, the daemon's child; 0: none */
 	int zpidfd, ctl, status_r;
-	bool ready;	      /* the server said its imports are done */
-	unsigned jobs;	      /* forked from it so far */
+	bool ready;    /* the server said its imports are done */
+	unsigned jobs; /* forked from it so far */
 	uint64_t started_ns;
 };
 

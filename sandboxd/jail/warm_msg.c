@@ -51,8 +51,8 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max)
 		for (size_t i = 0; i < k && n < WARM_MAX_FDS; i++)
 			memcpy(&got[n++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 	}
-	bool ok = r == 1 && byte == kind[0] && !(mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) &&
-		  n <= max;
+	bool ok =
+	    r == 1 && byte == kind[0] && !(mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) && n <= max;
 	for (int i = 0; i < n; i++) {
 		if (ok)
 			fds[i] = got[i];

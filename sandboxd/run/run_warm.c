@@ -68,7 +68,8 @@ int run_warm_init(const struct config *cfg)
 	/* No server yet: no descriptor (0 is one). */
 	for (int i = 0; i < g_nslots; i++)
 		for (int k = 0; k < WK_COUNT; k++) {
-			g_slots[i][k].w = (struct warm_server){.zpidfd = -1, .ctl = -1, .status_r = -1};
+			g_slots[i][k].w =
+			    (struct warm_server){.zpidfd = -1, .ctl = -1, .status_r = -1};
 			atomic_store(&g_rss[i][k], -1);
 		}
 	return 0;
@@ -122,9 +123,8 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 		return;
 	if (cfg->cg.version != CG_NONE) {
 		snprintf(name, sizeof name, "%s-warm%d-%d", cfg->cg.instance, slot, kind);
-		struct cg_limits cl = {.memory_bytes = (uint64_t)WARM_MEMORY_MB << 20,
-				       .pids = WARM_PIDS,
-				       .cpus = 1};
+		struct cg_limits cl = {
+		    .memory_bytes = (uint64_t)WARM_MEMORY_MB << 20, .pids = WARM_PIDS, .cpus = 1};
 		ss->have_cg = cg_job_create(&cfg->cg, name, &cl, &ss->cg, err, sizeof err) == 0;
 		if (!ss->have_cg) {
 			log_msg("fork server %d/%d: cgroup: %s", slot, kind, err);
@@ -139,22 +139,21 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 	if (p->interpreter_etc[0])
 		ro[p->n_ro] = p->interpreter_etc;
 	struct jail_file boot = {"main.py", BOOT, sizeof BOOT - 1};
-	struct jail_job jj = {
-	    .lim = {.cpu_ms = p->defaults.cpu_ms,
-		    .wall_ms = p->defaults.wall_ms,
-		    .memory_mb = WARM_MEMORY_MB,
-		    .pids = WARM_PIDS,
-		    .output_kb = 64,
-		    .tmpfs_mb = 1,
-		    .cpus = 1},
-	    .interpreter = p->interpreter,
-	    .args = (const char *const *)p->args,
-	    .nargs = p->nargs,
-	    .ro_paths = ro,
-	    .n_ro = nro,
-	    .seccomp = &p->seccomp,
-	    .files = kind == WK_PLAIN ? &boot : NULL,
-	    .nfiles = kind == WK_PLAIN};
+	struct jail_job jj = {.lim = {.cpu_ms = p->defaults.cpu_ms,
+				      .wall_ms = p->defaults.wall_ms,
+				      .memory_mb = WARM_MEMORY_MB,
+				      .pids = WARM_PIDS,
+				      .output_kb = 64,
+				      .tmpfs_mb = 1,
+				      .cpus = 1},
+			      .interpreter = p->interpreter,
+			      .args = (const char *const *)p->args,
+			      .nargs = p->nargs,
+			      .ro_paths = ro,
+			      .n_ro = nro,
+			      .seccomp = &p->seccomp,
+			      .files = kind == WK_PLAIN ? &boot : NULL,
+			      .nfiles = kind == WK_PLAIN};
 	struct jail_spec spec;
 	uid_t uid = cfg->uid_base + (uid_t)slot;
 	if (jail_spec_init(&spec, &jj, uid, (gid_t)uid, cfg->root_dir, ss->have_cg) < 0) {
@@ -250,7 +249,9 @@ void run_warm_done(const struct config *cfg, int slot, struct warm_server *w)
 		if (ss->w.zpid <= 0 || warm_dead(&ss->w) || rss < 0 ||
 		    (ss->rss0 > 0 && rss > ss->rss0 + WARM_GROWTH_KB)) {
 			log_msg("fork server %d/%d: rebuilding it (%s)", slot, k,
-				ss->w.zpid <= 0 ? "it failed" : rss < 0 ? "gone" : "grew");
+				ss->w.zpid <= 0 ? "it failed"
+				: rss < 0	? "gone"
+						: "grew");
 			server_start(cfg, slot, k, ss, ss->prof, ss->key);
 		} else {
 			ss->failures = 0;

@@ -21,7 +21,7 @@
 static int range_err(char *err, size_t errlen, uid_t base, unsigned n, const char *what)
 {
 	return errfmt(err, errlen,
-		      "--uid-base %u: the job uids [%u, %u] (two per worker slot) %s; give a "
+		      "--uid-base %u: the job uids [%u, %u] (three per worker slot) %s; give a "
 		      "--uid-base whose range holds no account, group or process",
 		      (unsigned)base, (unsigned)base, (unsigned)base + n - 1, what);
 }

@@ -212,10 +212,10 @@ int td_startv(struct test_daemon *d, const char *const *extra)
 	 * takes the count the daemon reports. */
 	d->workers = w ? atoi(w) : td_usable_cpus();
 	/* A uid range of its own, so neither a concurrent run nor a leftover can
-	 * show up in a uid scan (or make the daemon refuse the range): 512 uids,
-	 * two per worker slot at the daemon's --workers maximum of 256. */
+	 * show up in a uid scan (or make the daemon refuse the range): 1024 uids,
+	 * three per worker slot at the daemon's --workers maximum of 256. */
 	d->uid_base = u ? (uid_t)strtoul(u, NULL, 10)
-			: (uid_t)(200000u + ((unsigned)getpid() % 100000u) * 512u);
+			: (uid_t)(200000u + ((unsigned)getpid() % 100000u) * 1024u);
 	if (launch(d) == 0)
 		return 0;
 	/* A daemon that never served leaves no directory behind (the tail of

@@ -1,0 +1,350 @@
+/* The warm path (issue 11; docs/architecture.md, "The warm path"): jobs are
+ * forked from a slot's fork server, and nothing one job does reaches the
+ * next. Each case is checked on the warm path (the response says "warm")
+ * and, where the claim could also fail there, against --cold.
+ *   - a job leaves marks everywhere a forked process could keep them (a
+ *     preloaded module's state, builtins, os.environ, /tmp, /dev/shm, SysV
+ *     shared memory, an abstract socket, a loopback listener, a child left
+ *     running) and the next job on the same slot finds none of them;
+ *   - the job is pid 2 with its reaper as parent, has no capability, sees
+ *     only its own processes, and cannot find the server;
+ *   - the server survives hostile jobs (kill -1, a fork bomb, an OOM) and is
+ *     the same process afterwards; killed or stopped from outside, the next
+ *     job still runs (cold) and the slot gets a new server;
+ *   - a test request's seed: the hash of a str equals the cold path's under
+ *     the same seed (PYTHONHASHSEED), and after two such requests the slot
+ *     has a server for that seed;
+ *   - --cold answers "cold" and ping reports no fork server.
+ * Run as root from the repository root (make integration). */
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/lib/sbx.h"
+#include "tests/helpers/daemon.h"
+#include "tests/helpers/tcheck.h"
+#include "tests/helpers/tmain.h"
+
+#define TIMEOUT_S 120
+#define CALL_MS 60000
+
+/* A job that leaves a mark everywhere, then a job that looks for them. */
+static const char LEAVE[] =
+    "import os, sys, socket, json, builtins, subprocess, mmap\n"
+    "json.WARM_MARK = 'leaked'\n"
+    "builtins.WARM_MARK = 'leaked'\n"
+    "os.environ['WARM_MARK'] = 'leaked'\n"
+    "open('/tmp/warm_mark', 'w').write('x')\n"
+    "open('/dev/shm/warm_mark', 'w').write('x')\n"
+    "import ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "shmid = libc.shmget(0x5bd1, 4096, 0o1666)\n"
+    "print('shm', shmid)\n"
+    "a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+    "a.bind('\\0warm_mark'); a.listen()\n"
+    "t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+    "t.bind(('127.0.0.1', 47111)); t.listen()\n"
+    "subprocess.Popen(['sleep', '30'], start_new_session=True)\n"
+    "print('LEFT', flush=True)\n";
+
+static const char LOOK[] = "import os, sys, socket, json, builtins, ctypes\n"
+			   "found = []\n"
+			   "if getattr(json, 'WARM_MARK', None): found.append('module')\n"
+			   "if getattr(builtins, 'WARM_MARK', None): found.append('builtins')\n"
+			   "if 'WARM_MARK' in os.environ: found.append('environ')\n"
+			   "if os.path.exists('/tmp/warm_mark'): found.append('tmp')\n"
+			   "if os.path.exists('/dev/shm/warm_mark'): found.append('shm_file')\n"
+			   "libc = ctypes.CDLL(None)\n"
+			   "if libc.shmget(0x5bd1, 0, 0) >= 0: found.append('sysv')\n"
+			   "a2 = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+			   "try:\n"
+			   "    a2.connect('\\0warm_mark'); found.append('abstract')\n"
+			   "except OSError: pass\n"
+			   "t2 = socket.socket()\n"
+			   "try:\n"
+			   "    t2.connect(('127.0.0.1', 47111)); found.append('tcp')\n"
+			   "except OSError: pass\n"
+			   "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+			   "if pids != [1, os.getpid()]: found.append('procs %s' % pids)\n"
+			   "print('FOUND', found)\n";
+
+static json_t *run_on(struct sbx_conn *c, const char *id, const char *code)
+{
+	return call(c, job(id, code), CALL_MS);
+}
+
+/* Waits until ping reports want fork servers ready (at most 30 s). */
+static void wait_warm(const struct test_daemon *d, long want)
+{
+	struct sbx_conn *c = conn_open(d);
+	long got = -1;
+	for (int i = 0; i < 300 && got != want; i++) {
+		json_t *p = ping(c, "p");
+		got = (long)iget(p, "warm_ready");
+		json_decref(p);
+		if (got != want)
+			td_sleep_ms(100);
+	}
+	sbx_close(c);
+	ck_assert_msg(got == want, "%ld fork servers ready, not %ld", got, want);
+}
+
+/* A second daemon in the same test needs uids of its own. */
+static char g_base2[32];
+static const char *base2(const struct test_daemon *first)
+{
+	snprintf(g_base2, sizeof g_base2, "%u", (unsigned)first->uid_base + 64u);
+	return g_base2;
+}
+
+/* One worker: every job is on the same slot, forked from the same server. */
+START_TEST(test_nothing_crosses_jobs)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	wait_warm(&d, 2);
+	struct sbx_conn *c = conn_open(&d);
+	for (int round = 0; round < 2; round++) {
+		json_t *r = run_on(c, "leave", LEAVE);
+		CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+		CHECK_R(r, streq(sget(r, "path"), "warm"));
+		CHECK_R(r, strstr(sget(r, "stdout"), "LEFT") != NULL);
+		json_decref(r);
+		r = run_on(c, "look", LOOK);
+		CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+		CHECK_R(r, streq(sget(r, "path"), "warm"));
+		CHECK_R(r, strstr(sget(r, "stdout"), "FOUND []") != NULL);
+		json_decref(r);
+	}
+	/* The control: the same look inside the leaving job finds its marks. */
+	char both[4096];
+	snprintf(both, sizeof both, "%s%s", LEAVE, LOOK);
+	json_t *r = run_on(c, "both", both);
+	CHECK_R(r,
+		strstr(sget(r, "stdout"), "'module', 'builtins', 'environ', 'tmp', "
+					  "'shm_file', 'sysv', 'abstract', 'tcp', 'procs") != NULL);
+	json_decref(r);
+	sbx_close(c);
+	ck_assert_int_eq(td_stop(&d, 10000), 0);
+	td_cleanup(&d);
+}
+END_TEST
+
+static const char IDS[] =
+    "import os\n"
+    "st = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)\n"
+    "print(os.getpid(), os.getppid(), st['CapEff'].strip(), st['CapBnd'].strip(),\n"
+    "      st['NoNewPrivs'].strip(), st['Seccomp'].strip(), os.getuid(), os.getgid())\n"
+    "print(open('/proc/1/cmdline').read().replace('\\0', ' '))\n"
+    "print(sorted(os.listdir('/proc/self/fd')))\n";
+
+/* The same facts on both paths (the parity tests compare much more). */
+START_TEST(test_ids_like_cold)
+{
+	struct test_daemon w, k;
+	START(w, "--workers", "1");
+	START(k, "--workers", "1", "--cold", "--uid-base", base2(&w));
+	wait_warm(&w, 2);
+	json_t *rw = run1(&w, job("ids", IDS), CALL_MS);
+	json_t *rk = run1(&k, job("ids", IDS), CALL_MS);
+	CHECK_R(rw, streq(sget(rw, "path"), "warm"));
+	CHECK_R(rk, streq(sget(rk, "path"), "cold"));
+	CHECK_R(rw,
+		strncmp(sget(rw, "stdout"), "2 1 0000000000000000 0000000000000000 1 2 ", 42) == 0);
+	/* uids differ by --uid-base: compare what follows them. */
+	const char *a = strchr(sget(rw, "stdout"), '\n'), *b = strchr(sget(rk, "stdout"), '\n');
+	ck_assert_msg(a && b && strcmp(a, b) == 0, "warm %s\ncold %s", sget(rw, "stdout"),
+		      sget(rk, "stdout"));
+	json_decref(rw);
+	json_decref(rk);
+	td_stop(&w, 10000);
+	td_stop(&k, 10000);
+	td_cleanup(&w);
+	td_cleanup(&k);
+}
+END_TEST
+
+/* The fork servers: the daemon's children's children running Python. */
+static int servers(pid_t daemon, pid_t *out, int max)
+{
+	pid_t inits[16];
+	int n = td_children(daemon, inits, 16), k = 0;
+	for (int i = 0; i < n && k < max; i++) {
+		pid_t kids[4];
+		int m = td_children(inits[i], kids, 4);
+		for (int j = 0; j < m && k < max; j++) {
+			char path[64], exe[256];
+			snprintf(path, sizeof path, "/proc/%d/exe", (int)kids[j]);
+			ssize_t len = readlink(path, exe, sizeof exe - 1);
+			if (len > 0 && (exe[len] = '\0', strstr(exe, "python")))
+				out[k++] = kids[j];
+		}
+	}
+	return k;
+}
+
+static const char HOSTILE[] = "import os, signal\n"
+			      "try:\n"
+			      "    os.kill(-1, signal.SIGKILL)\n"
+			      "except OSError as e:\n"
+			      "    print('kill(-1)', e.strerror)\n"
+			      "for p in range(1, 400):\n"
+			      "    try:\n"
+			      "        os.kill(p, signal.SIGKILL)\n"
+			      "    except OSError:\n"
+			      "        pass\n"
+			      "print('ALIVE')\n";
+
+START_TEST(test_server_survives_jobs_and_faults)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	wait_warm(&d, 2);
+	pid_t before[4], after[4];
+	int n = servers(d.pid, before, 4);
+	ck_assert_msg(n == 2, "%d fork servers under the daemon", n);
+	struct sbx_conn *c = conn_open(&d);
+	json_t *r = run_on(c, "hostile", HOSTILE);
+	CHECK_R(r, streq(sget(r, "path"), "warm"));
+	json_decref(r);
+	r = call(c,
+		 lim(job("bomb", "import os\nwhile True:\n    try:\n        os.fork()\n    "
+				 "except OSError:\n        pass\n"),
+		     "wall_ms", 1500),
+		 CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "timeout"));
+	json_decref(r);
+	r = call(c,
+		 lim(job("oom", "b = bytearray(400 << 20)\nb[::4096] = b'x' * len(b[::4096])\n"),
+		     "memory_mb", 64),
+		 CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "memory_limit"));
+	CHECK_R(r, streq(sget(r, "path"), "warm"));
+	json_decref(r);
+	ck_assert_int_eq(servers(d.pid, after, 4), 2);
+	ck_assert_msg((after[0] == before[0] || after[0] == before[1]) &&
+			  (after[1] == before[0] || after[1] == before[1]),
+		      "the servers changed: %d %d -> %d %d", before[0], before[1], after[0],
+		      after[1]);
+	/* Killed from outside: that job may run cold, the slot rebuilds. */
+	for (int i = 0; i < 2; i++)
+		kill(after[i], SIGKILL);
+	r = run_on(c, "after-kill", "print('ok')");
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	json_decref(r);
+	bool warm_again = false;
+	for (int i = 0; i < 100 && !warm_again; i++) {
+		r = run_on(c, "again", "print('ok')");
+		CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+		warm_again = streq(sget(r, "path"), "warm");
+		json_decref(r);
+		td_sleep_ms(100);
+	}
+	ck_assert_msg(warm_again, "no warm job after the servers were killed");
+	/* Stopped from outside: the job does not hang on it. (Only the plain
+	 * runs' server is back: the other is rebuilt at its next job.) */
+	n = servers(d.pid, after, 4);
+	ck_assert_int_ge(n, 1);
+	for (int i = 0; i < n; i++)
+		kill(after[i], SIGSTOP);
+	long long t0 = td_now_ms();
+	r = run_on(c, "after-stop", "print('ok')");
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	CHECK_R(r, td_now_ms() - t0 < 15000);
+	json_decref(r);
+	sbx_close(c);
+	ck_assert_int_eq(td_stop(&d, 10000), 0);
+	td_cleanup(&d);
+}
+END_TEST
+
+static json_t *seeded(const char *id, int seed)
+{
+	json_t *o = json_pack("{s:s,s:s,s:[s],s:s,s:i}", "id", id, "code",
+			      "print(hash('sandboxd'))\ndef f():\n    return 1\n", "tests",
+			      "assert f() == 1", "format", "asserts", "seed", seed);
+	ck_assert_ptr_nonnull(o);
+	return o;
+}
+
+START_TEST(test_seeded_hash_like_cold)
+{
+	struct test_daemon w, k;
+	START(w, "--workers", "1");
+	START(k, "--workers", "1", "--cold", "--uid-base", base2(&w));
+	wait_warm(&w, 2);
+	struct sbx_conn *c = conn_open(&w);
+	json_t *cold = run1(&k, seeded("s", 1234), CALL_MS);
+	CHECK_R(cold, streq(sget(cold, "path"), "cold"));
+	/* No server has this seed: the first two run cold and rebuild it;
+	 * once its imports are done, the same seed runs warm. */
+	bool warm = false;
+	for (int i = 0; i < 60 && !warm; i++) {
+		json_t *r = call(c, seeded("s", 1234), CALL_MS);
+		CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+		ck_assert_msg(streq(sget(r, "stdout"), sget(cold, "stdout")),
+			      "seeded hash: %s %s, cold %s", sget(r, "path"), sget(r, "stdout"),
+			      sget(cold, "stdout"));
+		warm = streq(sget(r, "path"), "warm");
+		ck_assert_msg(i >= 2 || !warm, "request %d with a new seed ran warm", i);
+		json_decref(r);
+		if (!warm)
+			td_sleep_ms(250);
+	}
+	ck_assert_msg(warm, "the seed's server never became ready");
+	json_decref(cold);
+	sbx_close(c);
+	td_stop(&w, 10000);
+	td_stop(&k, 10000);
+	td_cleanup(&w);
+	td_cleanup(&k);
+}
+END_TEST
+
+START_TEST(test_cold_flag)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1", "--cold");
+	struct sbx_conn *c = conn_open(&d);
+	json_t *p = ping(c, "p");
+	CHECK_R(p, iget(p, "warm_ready") == 0);
+	json_decref(p);
+	json_t *r = run_on(c, "cold", "print(1)");
+	CHECK_R(r, streq(sget(r, "path"), "cold"));
+	json_decref(r);
+	sbx_close(c);
+	td_stop(&d, 10000);
+	td_cleanup(&d);
+	START(d, "--workers", "1");
+	wait_warm(&d, 2);
+	c = conn_open(&d);
+	p = ping(c, "p");
+	CHECK_R(p, iget(p, "warm_ready") == 2 && iget(p, "warm_rss_kb") > 0);
+	json_decref(p);
+	sbx_close(c);
+	td_stop(&d, 10000);
+	td_cleanup(&d);
+}
+END_TEST
+
+static Suite *warm_suite(void)
+{
+	Suite *s = suite_create("daemon_warm");
+	TCase *t = tmain_tcase(s, "warm", TIMEOUT_S);
+	tcase_add_test(t, test_nothing_crosses_jobs);
+	tcase_add_test(t, test_ids_like_cold);
+	tcase_add_test(t, test_server_survives_jobs_and_faults);
+	tcase_add_test(t, test_seeded_hash_like_cold);
+	tcase_add_test(t, test_cold_flag);
+	return s;
+}
+
+int main(void)
+{
+	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-warm"};
+	return tmain(warm_suite, &opts);
+}
