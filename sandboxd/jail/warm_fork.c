@@ -240,6 +240,10 @@ EXPORT int warmfork_child(void)
 	STEP(caps_drop_bounding(), "capability bounding set");
 	STEP(uid_apply(s->uid, s->gid), "uid/gid");
 	STEP(caps_drop_all(), "capabilities");
+	/* Changing ids made the process non-dumpable; a cold payload's execve
+	 * makes it dumpable again, and so /proc/self is its own (environ, fd
+	 * links, mem). Its memory holds nothing but the server's imports. */
+	STEP(prctl(PR_SET_DUMPABLE, 1), "dumpable");
 	STEP(mounts_write_files(s), "writing files");
 	int listener = -1;
 	STEP(scmp_apply(s->job->seccomp, &listener), "seccomp");

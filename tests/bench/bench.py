@@ -209,8 +209,12 @@ def main():
             if he:
                 tp["2"]["humaneval"] = out["humaneval"]
             time.sleep(1)
+            with Conn(d.sock) as c:
+                p = c.ping()
             out["rss"] = {"idle_kb": rss_idle, "after_load_kb": d.rss_kb(),
-                          "per_warm_slot_kb": "n/a (no warm path yet)"}
+                          "warm_servers": p.get("warm_ready", 0),
+                          "warm_rss_kb": p.get("warm_rss_kb", 0),
+                          "per_warm_slot_kb": (p.get("warm_rss_kb", 0) // max(1, d.workers))}
         with Daemon(BUILD, workers=1, uid_base=UID_BASE) as d1:
             tp["1"] = {"trivial": trivial_tp(d1, tmp, N["tp_rounds"], N["tp_jobs"])}
             if he:
@@ -265,9 +269,11 @@ def report(out):
           ["", "bare /s", "sandboxd /s", "sandboxd x bare"], rows)
     r = out["rss"]
     table("daemon memory (section 6)", ["", "RSS"],
-          [["idle, after start", "%d kB" % r["idle_kb"]],
-           ["idle, after the sections above", "%d kB" % r["after_load_kb"]],
-           ["per warm slot", r["per_warm_slot_kb"]]])
+          [["daemon, idle, after start", "%d kB" % r["idle_kb"]],
+           ["daemon, idle, after the sections above", "%d kB" % r["after_load_kb"]],
+           ["fork servers (%d), together" % r["warm_servers"], "%d kB" % r["warm_rss_kb"]],
+           ["per warm slot (its two servers; shared pages counted in each)",
+            "%d kB" % r["per_warm_slot_kb"]]])
     ph = out["phases"]["median_us"]
     kinds = list(ph)
     rows = []
@@ -280,6 +286,30 @@ def report(out):
     rows.append(["jail set-up (host + jail)"] + setup)
     table("one job's phases, median ms of the response's timing (section 7; "
           "- = not seen for that kind)", ["phase"] + kinds, rows)
+    targets(out)
+
+
+def targets(out):
+    """Issue 11, section 3: each target against this run's figures."""
+    rows = []
+
+    def row(name, got, want, lower):
+        ok = got is not None and (got <= want if lower else got >= want)
+        rows.append([name, fmt(got, ".3f"), ("<= " if lower else ">= ") + fmt(want, ".2f"),
+                     "met" if ok else "NOT met"])
+    row("trivial job, sbx run x bare", out["trivial"]["ratio_vs_bare"].get("sbx_run"), 0.25, True)
+    row("trivial job, kept-open connection x bare",
+        out["trivial"]["ratio_vs_bare"].get("conn"), 0.25, True)
+    row("numpy/pandas job, sbx run x bare",
+        out["numpy_pandas"]["ratio_vs_bare"].get("sbx_run"), 0.1, True)
+    if "humaneval" in out:
+        row("HumanEval tasks/s x multiprocessing harness", out["humaneval"]["ratio"], 1.0, False)
+    row("2-worker throughput x bare python3", out["throughput"]["2"]["trivial"]["ratio"], 5.0,
+        False)
+    ph = out["phases"]["median_us"].get("trivial", {})
+    jail = ph.get("setup_jail_us")
+    row("jail set-up on top of the fork, ms (trivial)", jail and jail / 1000, 1.0, True)
+    table("targets (issue 11, section 3), this run", ["", "measured", "target", ""], rows)
 
 
 def chart(out):

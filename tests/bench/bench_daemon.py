@@ -13,7 +13,7 @@ class Daemon:
     """sandboxd with `workers` workers on a fresh socket; a context manager
     that always stops it and removes its directory."""
 
-    def __init__(self, build, workers=None, uid_base=None):
+    def __init__(self, build, workers=None, uid_base=None, cold=False):
         self.dir = tempfile.mkdtemp(prefix="sbx-bench-")
         self.sock = os.path.join(self.dir, "sock")
         args = [os.path.join(build, "sandboxd"), "--socket", self.sock,
@@ -22,6 +22,8 @@ class Daemon:
             args += ["--workers", str(workers)]
         if uid_base:
             args += ["--uid-base", str(uid_base)]
+        if cold:
+            args += ["--cold"]
         self.log = open(os.path.join(self.dir, "log"), "wb")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 10
@@ -35,6 +37,15 @@ class Daemon:
                     self.close()
                     raise RuntimeError("sandboxd did not start: " + self.log_tail())
                 time.sleep(0.02)
+        # The fork servers (two per slot) import before the first job.
+        self.warm = 0
+        while not cold and time.monotonic() < deadline + 50:
+            with Conn(self.sock) as c:
+                p = c.ping()
+            self.warm, self.warm_rss_kb = p.get("warm_ready", 0), p.get("warm_rss_kb", 0)
+            if self.warm >= 2 * self.workers:
+                break
+            time.sleep(0.1)
 
     def log_tail(self):
         try:

@@ -378,6 +378,32 @@ bool td_log_contains(const struct test_daemon *d, const char *needle)
 	return yes;
 }
 
+int td_wait_warm(struct test_daemon *d, int timeout_ms)
+{
+	for (int i = 0; i < TD_MAX_ARGS && d->extra[i]; i++)
+		if (strcmp(d->extra[i], "--cold") == 0)
+			return 0;
+	long long deadline = td_now_ms() + timeout_ms;
+	long long ready = -1;
+	while (td_now_ms() <= deadline) {
+		int fd = td_raw_connect(d->sock);
+		static const char req[] = "{\"id\":\"warm?\",\"op\":\"ping\"}\n";
+		json_t *p = fd >= 0 && td_raw_send(fd, req, sizeof req - 1) == 0
+				? td_raw_read_json(fd, 5000)
+				: NULL;
+		if (fd >= 0)
+			close(fd);
+		json_t *v = p ? json_object_get(p, "warm_ready") : NULL;
+		ready = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+		json_decref(p);
+		if (ready >= 2LL * d->workers)
+			return 0;
+		td_sleep_ms(50);
+	}
+	set_err(d, "%lld of %d fork servers ready after %d ms", ready, 2 * d->workers, timeout_ms);
+	return -1;
+}
+
 void td_cleanup(struct test_daemon *d)
 {
 	if (d->pid > 0)

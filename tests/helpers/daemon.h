@@ -69,6 +69,9 @@ int td_wait_ready(struct test_daemon *d, int timeout_ms);
 /* SIGTERM, then waits up to timeout_ms for it to exit. Returns its wait
  * status, or -1 if it had to be SIGKILLed (it did not stop in time). */
 int td_stop(struct test_daemon *d, int timeout_ms);
+/* Waits until ping reports both fork servers of every slot ready (the warm
+ * path); 0 at once for a daemon started --cold. -1 (d->err) on timeout. */
+int td_wait_warm(struct test_daemon *d, int timeout_ms);
 /* SIGKILL and reap; returns the wait status. */
 int td_kill(struct test_daemon *d);
 /* Non-blocking: true when the daemon has exited (its status in *status). */

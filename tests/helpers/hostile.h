@@ -129,6 +129,7 @@ int submount_create(char *why, size_t wl);
 void submount_remove(void);
 bool submount_untouched(char *why, size_t wl);
 bool victim_survived(const json_t *v, char *why, size_t wl);
+bool warm_intact(const struct test_daemon *d, const json_t *r, char *why, size_t wl);
 /* sockmem-bounded (hostile_sockmem.c): sample the host-wide TCP+UDP memory
  * from start to stop; bounded: its peak grew by at most limit_mb + a margin. */
 long long sockmem_pages(void);

@@ -201,6 +201,8 @@ void start_daemon(struct test_daemon *d, const char *workers)
 {
 	const char *args[] = {"--workers", workers, NULL};
 	ck_assert_msg(td_startv(d, args) == 0, "starting sandboxd: %s", d->err);
+	/* Every program then runs as users' jobs do, forked from a fork server. */
+	ck_assert_msg(td_wait_warm(d, 60000) == 0, "sandboxd: %s", d->err);
 }
 
 /* --- host-side checks ----------------------------------------------------- */
@@ -557,13 +559,48 @@ bool victim_survived(const json_t *v, char *why, size_t wl)
 	return true;
 }
 
-static const char *const g_checks[] = {"disk-unchanged",     "marker-absent",
-				       "secret-not-leaked",  "canary-intact",
-				       "listener-untouched", "abstract-untouched",
-				       "no-leftover",	     "daemon-alive",
-				       "jail-passwd",	     "victim-survived",
-				       "ipc-clean",	     "submount-untouched",
-				       "sockmem-bounded",    NULL};
+/* warm-intact: the job ran forked from a fork server ("path" warm), no
+ * fork server failed or was rebuilt (the daemon logs each time one did),
+ * and every slot still has both of its servers ready. Nothing to check on a
+ * daemon started --cold. */
+bool warm_intact(const struct test_daemon *d, const json_t *r, char *why, size_t wl)
+{
+	for (int i = 0; i < TD_MAX_ARGS && d->extra[i]; i++)
+		if (strcmp(d->extra[i], "--cold") == 0)
+			return true;
+	const char *path = r ? sget(r, "path") : NULL;
+	if (!path || strcmp(path, "warm") != 0) {
+		whyf(why, wl, "warm-intact: the job ran %s, not forked from a fork server",
+		     path ? path : "without a response");
+		return false;
+	}
+	if (td_log_contains(d, "fork server")) {
+		whyf(why, wl, "warm-intact: the daemon's log reports a fork server failing");
+		return false;
+	}
+	char err[256];
+	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
+	json_t *req = json_pack("{s:s,s:s}", "id", "warm?", "op", "ping");
+	json_t *p = c ? sbx_call(c, req, 5000, err, sizeof err) : NULL;
+	json_int_t ready = p ? iget(p, "warm_ready") : -1;
+	json_decref(p);
+	json_decref(req);
+	if (c)
+		sbx_close(c);
+	if (ready != 2 * d->workers) {
+		whyf(why, wl, "warm-intact: %lld fork servers ready, not %d", (long long)ready,
+		     2 * d->workers);
+		return false;
+	}
+	return true;
+}
+
+static const char *const g_checks[] = {
+    "disk-unchanged",  "marker-absent",	     "secret-not-leaked",
+    "canary-intact",   "listener-untouched", "abstract-untouched",
+    "no-leftover",     "daemon-alive",	     "jail-passwd",
+    "victim-survived", "ipc-clean",	     "submount-untouched",
+    "sockmem-bounded", "warm-intact",	     NULL};
 
 bool is_host_check(const char *name)
 {
@@ -608,6 +645,8 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 			ipc_clean(why, wl);
 		} else if (strcmp(c, "submount-untouched") == 0) {
 			submount_untouched(why, wl);
+		} else if (strcmp(c, "warm-intact") == 0) {
+			warm_intact(d, p->resp, why, wl);
 		} else if (strcmp(c, "sockmem-bounded") == 0) {
 			json_t *m = json_object_get(p->limits, "memory_mb");
 			sockmem_bounded(json_is_integer(m) ? (long)json_integer_value(m) : 0, why,

@@ -77,20 +77,11 @@ static json_t *run_on(struct sbx_conn *c, const char *id, const char *code)
 	return call(c, job(id, code), CALL_MS);
 }
 
-/* Waits until ping reports want fork servers ready (at most 30 s). */
-static void wait_warm(const struct test_daemon *d, long want)
+/* Waits until ping reports want fork servers ready (at most 60 s). */
+static void wait_warm(struct test_daemon *d, long want)
 {
-	struct sbx_conn *c = conn_open(d);
-	long got = -1;
-	for (int i = 0; i < 300 && got != want; i++) {
-		json_t *p = ping(c, "p");
-		got = (long)iget(p, "warm_ready");
-		json_decref(p);
-		if (got != want)
-			td_sleep_ms(100);
-	}
-	sbx_close(c);
-	ck_assert_msg(got == want, "%ld fork servers ready, not %ld", got, want);
+	ck_assert_int_eq(want, 2 * d->workers);
+	ck_assert_msg(td_wait_warm(d, 60000) == 0, "%s", d->err);
 }
 
 /* A second daemon in the same test needs uids of its own. */

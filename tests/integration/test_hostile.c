@@ -39,6 +39,10 @@
  *   sockmem-bounded     the host-wide TCP+UDP memory (/proc/net/sockstat,
  *                       sampled while the batch runs) grew by at most the
  *                       job's memory_mb + 16 MB
+ *   warm-intact         the job was forked from a fork server ("path"
+ *                       warm), no fork server failed or was rebuilt (the
+ *                       daemon's log), every slot has both ready (ping);
+ *                       nothing to check under --cold
  *
  *   # table: FILE.json               one job per row of FILE.json (beside the
  *                                    program): a JSON array of objects, each

@@ -227,6 +227,27 @@ START_TEST(test_host_check_controls)
 	json_decref(vr);
 	sbx_close(conn);
 
+	/* warm-intact: a warm job on intact servers passes; a job after the
+	 * servers were killed from outside (cold, and the log says so) is
+	 * seen. */
+	json_t *wr = run1(&d, json_pack("{s:s,s:s}", "id", "w", "code", "print(1)"), CALL_MS);
+	why[0] = '\0';
+	ck_assert_msg(warm_intact(&d, wr, why, sizeof why), "warm-intact before the control: %s",
+		      why);
+	json_decref(wr);
+	pid_t inits[16];
+	int ninit = td_children(d.pid, inits, 16);
+	for (int i = 0; i < ninit; i++) {
+		pid_t srv[4];
+		int ns = td_children(inits[i], srv, 4);
+		for (int k = 0; k < ns; k++)
+			kill(srv[k], SIGKILL);
+	}
+	td_sleep_ms(200);
+	wr = run1(&d, json_pack("{s:s,s:s}", "id", "w2", "code", "print(1)"), CALL_MS);
+	ck_assert_msg(!warm_intact(&d, wr, why, sizeof why), "warm-intact missed killed servers");
+	json_decref(wr);
+
 	/* daemon-alive: a killed daemon is seen. */
 	why[0] = '\0';
 	ck_assert_msg(daemon_alive(&d, why, sizeof why), "daemon-alive before the control: %s",

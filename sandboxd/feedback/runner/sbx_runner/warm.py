@@ -158,7 +158,7 @@ def run_main():
             code = _exit_code(e)
         except BaseException as e:
             tb = e.__traceback__.tb_next if e.__traceback__ else None
-            sys.excepthook(type(e), e, tb)
+            sys.excepthook(type(e), e.with_traceback(tb), tb)
             if isinstance(e, KeyboardInterrupt):
                 _exit_sigint()
             code = 1
