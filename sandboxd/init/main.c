@@ -36,11 +36,8 @@ static void keep_pdeathsig(void)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		fail("pdeathsig");
 	struct pollfd p = {.fd = JFD_PARENT, .events = POLLIN};
-	if (fcntl(JFD_PARENT, F_GETFD) >= 0) {
-		if (poll(&p, 1, 0) != 0)
-			_exit(1); /* gone (or the pidfd is unusable): never run unwatched */
-		close(JFD_PARENT);
-	}
+	if (fcntl(JFD_PARENT, F_GETFD) >= 0 && poll(&p, 1, 0) != 0)
+		_exit(1); /* gone (or the pidfd is unusable): never run unwatched */
 }
 
 /* The job's description: mapped read-only from the sealed memfd the daemon
@@ -85,9 +82,12 @@ int main(void)
 	void *blob;
 	size_t blob_len;
 	load_spec(&spec, &blob, &blob_len);
-	/* A fork server's init waits a second time, for its id maps. */
-	if (!spec.zygote)
+	/* A fork server's init waits a second time, for its id maps, and arms
+	 * its death signal again after its uid changes (zygote.c). */
+	if (!spec.zygote) {
 		close(JFD_SYNC);
+		close(JFD_PARENT);
+	}
 	if (caps_init() < 0)
 		fail("capability count");
 	bool runner = spec.runner;

@@ -12,6 +12,7 @@
  * Python. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -103,6 +104,12 @@ _Noreturn void zygote_main(const struct jail_child *c)
 	ZSTEP(st, syscall(SYS_setresgid, 0, 0, 0), "server gid");
 	ZSTEP(st, syscall(SYS_setgroups, 0, NULL), "server groups");
 	ZSTEP(st, syscall(SYS_setresuid, 0, 0, 0), "server uid");
+	/* A change of ids clears the death signal: armed again, then the
+	 * daemon's pidfd closes the window in between (main.c). */
+	ZSTEP(st, prctl(PR_SET_PDEATHSIG, SIGKILL), "server pdeathsig");
+	struct pollfd pp = {.fd = JFD_PARENT, .events = POLLIN};
+	if (fcntl(JFD_PARENT, F_GETFD) >= 0 && poll(&pp, 1, 0) != 0)
+		_exit(1);
 	ZSTEP(st, unshare(CLONE_NEWPID), "server pid namespace");
 	pid_t pid = fork();
 	ZSTEP(st, pid, "fork server");

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,11 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 	if (ss->failures >= WARM_MAX_FAILURES)
 		return;
 	if (cfg->cg.version != CG_NONE) {
-		snprintf(name, sizeof name, "%s-warm%d-%d", cfg->cg.instance, slot, kind);
+		/* Named apart from every job's and every earlier daemon's (a
+		 * restarted daemon removes those as stale before it starts). */
+		static atomic_uint g_gen;
+		snprintf(name, sizeof name, "%s-warm%d-%d-%d-%u", cfg->cg.instance, slot, kind,
+			 (int)getpid(), atomic_fetch_add(&g_gen, 1));
 		struct cg_limits cl = {
 		    .memory_bytes = (uint64_t)WARM_MEMORY_MB << 20, .pids = WARM_PIDS, .cpus = 1};
 		ss->have_cg = cg_job_create(&cfg->cg, name, &cl, &ss->cg, err, sizeof err) == 0;

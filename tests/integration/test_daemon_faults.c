@@ -121,7 +121,10 @@ static int instance_cgroups(char dirs[][PATH_MAX], int ndirs, const char *inst,
 			continue;
 		struct dirent *de;
 		while ((de = readdir(d)) && n < max)
-			if (strncmp(de->d_name, inst, il) == 0 && de->d_name[il] == '-')
+			/* A job's; a fork server's ("<instance>-warm...") lives
+			 * as long as its daemon. */
+			if (strncmp(de->d_name, inst, il) == 0 && de->d_name[il] == '-' &&
+			    strncmp(de->d_name + il + 1, "warm", 4) != 0)
 				snprintf(out[n++], PATH_MAX, "%s/%s", dirs[i], de->d_name);
 		closedir(d);
 	}

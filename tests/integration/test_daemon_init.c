@@ -149,10 +149,32 @@ static json_t *marked_job(const char *id, const char *marker)
 	return r;
 }
 
-START_TEST(test_init_holds_no_other_job)
+/* The parent of pid (from /proc/PID/status), or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long pp = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "PPid: %ld", &pp) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (pid_t)pp;
+}
+
+/* Both paths: a cold job's init is the daemon's child and holds its own job
+ * only; a warm job's pid 1 is the reaper its fork server started (holding
+ * no job at all), and the server (its parent) holds no job either. */
+static void init_holds_no_other_job(bool cold)
 {
 	struct test_daemon d;
-	START(d, "--workers", "2");
+	if (cold)
+		START(d, "--workers", "2", "--cold");
+	else
+		START(d, "--workers", "2");
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
 	char ma[64], mb[64];
 	make_marker(ma, sizeof ma, "SBXMARKA");
 	make_marker(mb, sizeof mb, "SBXMARKB");
@@ -184,8 +206,30 @@ START_TEST(test_init_holds_no_other_job)
 		    jobs[i].uid, (int)jobs[i].init, si, ia, ib, io, (int)jobs[i].payload, pa, pb);
 		ck_assert_msg(!ia && !ib, "init %d holds a job's marker (a=%d b=%d)",
 			      (int)jobs[i].init, ia, ib);
-		ck_assert_msg(io, "init %d: its own passwd line not found: the scan is blind",
-			      (int)jobs[i].init);
+		pid_t server = parent_of(jobs[i].init);
+		ck_assert_msg((server == d.pid) == cold, "init %d's parent %d on the %s path",
+			      (int)jobs[i].init, (int)server, cold ? "cold" : "warm");
+		if (cold) {
+			ck_assert_msg(io,
+				      "init %d: its own passwd line not found: the scan is blind",
+				      (int)jobs[i].init);
+		} else {
+			/* The reaper holds its own environment; the server its code. */
+			bool ro = memory_has(jobs[i].init, "SANDBOXD_INIT=reaper", &sx);
+			bool sa = memory_has(server, ma, &sx), sb = memory_has(server, mb, &sx),
+			     so = memory_has(server, "sandboxd fork server", &sx);
+			fprintf(stderr, "  fork server %d (%zu bytes readable): a=%d b=%d own=%d\n",
+				(int)server, sx, sa, sb, so);
+			ck_assert_msg(ro,
+				      "reaper %d: its own environment not found: the scan is "
+				      "blind",
+				      (int)jobs[i].init);
+			ck_assert_msg(!sa && !sb, "fork server %d holds a job's marker (a=%d b=%d)",
+				      (int)server, sa, sb);
+			ck_assert_msg(so,
+				      "fork server %d: its own code not found: the scan is blind",
+				      (int)server);
+		}
 		/* The control for the markers: the same scan finds each job's
 		 * marker in its own payload (its code, stdin and file). */
 		if (pa)
@@ -216,6 +260,17 @@ START_TEST(test_init_holds_no_other_job)
 	}
 	sbx_close(c);
 	stop_ok(&d);
+}
+
+START_TEST(test_init_holds_no_other_job)
+{
+	init_holds_no_other_job(true);
+}
+END_TEST
+
+START_TEST(test_warm_holds_no_job)
+{
+	init_holds_no_other_job(false);
 }
 END_TEST
 
@@ -249,6 +304,7 @@ static Suite *init_suite(void)
 	TCase *t = tcase_create("init");
 	tcase_set_timeout(t, TIMEOUT_S);
 	tcase_add_test(t, test_init_holds_no_other_job);
+	tcase_add_test(t, test_warm_holds_no_job);
 	tcase_add_test(t, test_init_cmdline_in_jail);
 	suite_add_tcase(s, t);
 	return s;
