@@ -402,18 +402,16 @@ static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct
 	return cg_cpu_cap(r, j, l->cpus, err, errlen);
 }
 
-int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,
-		  struct cg_job *j, char *err, size_t errlen)
+int cg_job_make(const struct cg_root *r, const char *name, struct cg_job *j, char *err,
+		size_t errlen)
 {
 	if (!j)
-		return cg_err(err, errlen, EINVAL, "cg_job_create: no job");
+		return cg_err(err, errlen, EINVAL, "cg_job_make: no job");
 	memset(j, 0, sizeof *j);
-	if (!r || !l || !name || r->version == CG_NONE)
-		return cg_err(err, errlen, EINVAL, "cg_job_create: no cgroup support");
+	if (!r || !name || r->version == CG_NONE)
+		return cg_err(err, errlen, EINVAL, "cg_job_make: no cgroup support");
 	if (!cg_name_ok(name))
 		return cg_err(err, errlen, EINVAL, "bad job cgroup name '%s'", name);
-	if (l->memory_bytes == 0 || l->pids == 0)
-		return cg_err(err, errlen, EINVAL, "job %s: zero memory or pids limit", name);
 	struct cg_job t = {.root = r};
 	snprintf(t.name, sizeof t.name, "%s", name);
 	int bad = r->version == CG_V2
@@ -432,8 +430,6 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 			made++;
 		else
 			rc = cg_err(err, errlen, errno, "mkdir %s", v[made]);
-	if (rc == 0)
-		rc = cg_set_limits(r, &t, l, err, errlen);
 	if (rc < 0) {
 		int e = errno;
 		for (int i = 0; i < made; i++)
@@ -442,6 +438,30 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 		return -1;
 	}
 	*j = t;
+	return 0;
+}
+
+int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen)
+{
+	if (!l || l->memory_bytes == 0 || l->pids == 0)
+		return cg_err(err, errlen, EINVAL, "job %s: zero memory or pids limit", j->name);
+	return cg_set_limits(j->root, j, l, err, errlen);
+}
+
+int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,
+		  struct cg_job *j, char *err, size_t errlen)
+{
+	if (!l || l->memory_bytes == 0 || l->pids == 0)
+		return cg_err(err, errlen, EINVAL, "job %s: zero memory or pids limit",
+			      name ? name : "?");
+	if (cg_job_make(r, name, j, err, errlen) < 0)
+		return -1;
+	if (cg_job_limit(j, l, err, errlen) < 0) {
+		int e = errno;
+		cg_job_destroy(j);
+		errno = e;
+		return -1;
+	}
 	return 0;
 }
 

@@ -129,6 +129,12 @@ int cg_setup(struct cg_root *r, char *err, size_t errlen);
  * swap is limited to zero extra (v2 memory.swap.max=0, v1 memsw=memory). */
 int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,
 		  struct cg_job *j, char *err, size_t errlen);
+/* The two halves of cg_job_create, so a job's cgroup can be made ahead of
+ * time (make: the directories, no limit yet; no process may enter it
+ * before limit). */
+int cg_job_make(const struct cg_root *r, const char *name, struct cg_job *j, char *err,
+		size_t errlen);
+int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen);
 /* Moves pid into every hierarchy of the job. */
 int cg_job_attach(const struct cg_job *j, pid_t pid);
 /* CPU time so far (cheap: one small read), for enforcing cpu_ms from outside. */
