@@ -323,6 +323,8 @@ install: all
 	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
 	install -m 0644 $(BUILD)/runner.pyz $(DESTDIR)$(PREFIX)/share/sandboxd/runner.pyz
+	install -d $(DESTDIR)$(PREFIX)/lib/sandboxd
+	install -m 0644 $(BUILD)/libsbxwarm.so $(DESTDIR)$(PREFIX)/lib/sandboxd/libsbxwarm.so
 	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/
 
 SOURCES := $(shell find common sandboxd client tests examples -name '*.[ch]' 2>/dev/null)

@@ -297,7 +297,7 @@ rm -rf "$layer" "$OUT/layer.img"
 mkdir -p "$layer/src/build/tests" "$layer/bin"
 tar -C "$REPO" --exclude=./.git --exclude=./build --exclude='./build-*' \
 	--exclude="./$(basename "$BUILD_ABS")" -cf - . | tar -C "$layer/src" -xf -
-cp "$BUILD_ABS/sandboxd" "$BUILD_ABS/sandboxd-init" "$BUILD_ABS/sbx" "$BUILD_ABS/runner.pyz" "$layer/src/build/"
+cp "$BUILD_ABS/sandboxd" "$BUILD_ABS/sandboxd-init" "$BUILD_ABS/libsbxwarm.so" "$BUILD_ABS/sbx" "$BUILD_ABS/runner.pyz" "$layer/src/build/"
 cp "$BUILD_ABS"/tests/test_* "$layer/src/build/tests/" 2>/dev/null || true
 for s in $VM_SUITES; do
 	[ -x "$layer/src/build/tests/$s" ] || die "suite $s: $BUILD/tests/$s was not built"
