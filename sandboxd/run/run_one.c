@@ -14,8 +14,6 @@
 
 #define RUN_SWEEP_MS 2000 /* how long the cgroup may take to empty after the kill */
 
-static atomic_uint_fast64_t g_seq;
-
 static int run_cg_attach(void *ctx, pid_t pid)
 {
 	return cg_job_attach(ctx, pid);
@@ -167,13 +165,10 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 	memset(f, 0, sizeof *f);
 	f->r.violation_nr = -1;
 	if (cfg->cg.version != CG_NONE) {
-		char name[64];
-		snprintf(name, sizeof name, "%s-%d-%" PRIuFAST64, cfg->cg.instance, slot,
-			 atomic_fetch_add(&g_seq, 1));
 		struct cg_limits cl = {.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
 				       .pids = (uint64_t)j->lim.pids,
 				       .cpus = (uint64_t)j->lim.cpus};
-		f->have_cg = cg_job_create(&cfg->cg, name, &cl, &cgj, err, sizeof err) == 0;
+		f->have_cg = run_cgpool_take(cfg, slot, &cl, &cgj, err, sizeof err) == 0;
 		if (!f->have_cg) {
 			snprintf(f->error, sizeof f->error, "cgroup: %.200s", err);
 			f->end_ns = clock_mono_ns();
@@ -189,7 +184,7 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 	 * anything that still shows in the cgroup, then the counters are final. */
 	f->leftover = cg_job_kill(&cgj, RUN_SWEEP_MS) < 0;
 	f->have_stats = cg_job_stats(&cgj, &f->st) == 0;
-	cg_job_destroy(&cgj);
+	run_cgpool_retire(slot, &cgj); /* removed once the response is out */
 	f->end_ns = clock_mono_ns();
 	if (f->leftover)
 		log_msg("job %s: processes remained after the kill (slot %d)", j->req.id, slot);

@@ -67,6 +67,13 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 				  const struct run_in *in);
 void run_warm_done(const struct config *cfg, int slot, struct warm_server *w);
 
+/* run_cgpool.c: a run's fresh cgroup, made ahead of time when the slot was
+ * idle (take), and handed back after its counters are read, to be removed
+ * when the slot is idle again (retire). */
+int run_cgpool_take(const struct config *cfg, int slot, const struct cg_limits *l, struct cg_job *j,
+		    char *err, size_t errlen);
+void run_cgpool_retire(int slot, struct cg_job *j);
+
 /* verdict.c: every verdict of the daemon. */
 void verdict_run(const struct run_facts *f, struct run_verdict *out);
 /* What the runner's records add up to, given the run's own verdict (a job

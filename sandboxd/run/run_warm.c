@@ -189,19 +189,32 @@ void run_warm_start(const struct config *cfg, int slot)
 	const struct profile *p = profile_find(&cfg->profiles, "python");
 	for (int k = 0; p && k < WK_COUNT; k++)
 		server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
-	/* Jobs that arrive meanwhile wait in the queue: from the first on,
-	 * every job takes the path it will take from then on. */
-	uint64_t end = clock_mono_ns() + (uint64_t)WARM_READY_MS * 1000000u;
-	for (int k = 0; k < WK_COUNT; k++) {
+}
+
+bool run_warm_pending(int slot)
+{
+	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++)
+		if (g_slots[slot][k].w.zpid > 0 && !g_slots[slot][k].w.ready)
+			return true;
+	return false;
+}
+
+void run_warm_poll(const struct config *cfg, int slot)
+{
+	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++) {
 		struct slot_server *ss = &g_slots[slot][k];
-		while (ss->w.zpid > 0 && !warm_ready(&ss->w) && !warm_dead(&ss->w) &&
-		       clock_mono_ns() < end) {
-			struct timespec ts = {0, 2000000};
-			nanosleep(&ts, NULL);
-		}
-		if (ss->w.ready)
+		if (ss->w.zpid <= 0 || ss->w.ready)
+			continue;
+		if (warm_dead(&ss->w)) {
+			log_msg("fork server %d/%d ended before it was ready; rebuilding it", slot,
+				k);
+			ss->failures++;
+			server_start(cfg, slot, k, ss, ss->prof, ss->key);
+		} else if (warm_ready(&ss->w)) {
 			ss->rss0 = warm_rss_kb(&ss->w);
-		note_rss(ss);
+			ss->failures = 0;
+			note_rss(ss);
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 #include "sandboxd/server/runq.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +260,21 @@ int runq_push(struct runq *q, struct job *j)
 
 struct job *runq_pop(struct runq *q)
 {
+	bool timed_out;
+	return runq_pop_until(q, -1, &timed_out);
+}
+
+struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	*timed_out = false;
 	pthread_mutex_lock(&q->mu);
 	struct job *j = NULL;
 	while (!q->shutdown) {
@@ -278,7 +295,12 @@ struct job *runq_pop(struct runq *q)
 				pthread_cond_broadcast(&q->cv);
 			break;
 		}
-		pthread_cond_wait(&q->cv, &q->mu);
+		if (ms < 0) {
+			pthread_cond_wait(&q->cv, &q->mu);
+		} else if (pthread_cond_timedwait(&q->cv, &q->mu, &until) == ETIMEDOUT) {
+			*timed_out = true;
+			break;
+		}
 	}
 	pthread_mutex_unlock(&q->mu);
 	return j;

@@ -58,6 +58,9 @@ void runq_free(struct runq *q);
 int runq_push(struct runq *q, struct job *j);
 /* Blocks for the next job (now counted as running); NULL after shutdown. */
 struct job *runq_pop(struct runq *q);
+/* The same, waiting at most ms (< 0: no bound): NULL with *timed_out set
+ * when none came in time, so a worker can look after its slot meanwhile. */
+struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out);
 /* The worker finished j: it leaves the running set and gives back its
  * memory; the caller frees it. */
 void runq_done(struct runq *q, struct job *j);

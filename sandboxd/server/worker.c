@@ -106,15 +106,28 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct job *j;
 	run_warm_start(g_cfg, w->slot);
-	while ((j = runq_pop(g_q))) {
+	run_idle(g_cfg, w->slot);
+	for (;;) {
+		/* While its fork servers import, the worker looks every 20 ms
+		 * whether they are ready; jobs meanwhile run cold. */
+		bool timed_out;
+		j = runq_pop_until(g_q, run_warm_pending(w->slot) ? 20 : -1, &timed_out);
+		if (!j && timed_out) {
+			run_warm_poll(g_cfg, w->slot);
+			continue;
+		}
+		if (!j)
+			break;
 		j->popped_ns = clock_mono_ns();
 		worker_set_job(w, j->req.id);
 		run_job(w, j);
 		worker_set_job(w, NULL);
 		runq_done(g_q, j);
 		job_free(j);
+		run_idle(g_cfg, w->slot); /* after the answer: cgroups out of its way */
 	}
 	run_warm_stop(w->slot);
+	run_cgpool_drop(w->slot);
 	return NULL;
 }
 
@@ -125,7 +138,7 @@ int workers_start(const struct config *cfg, struct runq *q, worker_post_fn post)
 	g_post = post;
 	g_hang_id = getenv("SANDBOXD_TEST_HANG_ID");
 	g_workers = calloc((size_t)cfg->workers, sizeof *g_workers);
-	if (!g_workers || run_warm_init(cfg) < 0)
+	if (!g_workers || run_warm_init(cfg) < 0 || run_cgpool_init(cfg->workers) < 0)
 		return -1;
 	for (int i = 0; i < cfg->workers; i++) {
 		g_workers[i].slot = i;

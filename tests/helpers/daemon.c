@@ -214,8 +214,12 @@ int td_startv(struct test_daemon *d, const char *const *extra)
 	/* A uid range of its own, so neither a concurrent run nor a leftover can
 	 * show up in a uid scan (or make the daemon refuse the range): 1024 uids,
 	 * three per worker slot at the daemon's --workers maximum of 256. */
-	d->uid_base = u ? (uid_t)strtoul(u, NULL, 10)
-			: (uid_t)(200000u + ((unsigned)getpid() % 100000u) * 1024u);
+	/* Each daemon a test starts gets its own range (a fork server lives as
+	 * long as its daemon, so two daemons of one test must not share). */
+	static unsigned nth;
+	d->uid_base =
+	    u ? (uid_t)strtoul(u, NULL, 10)
+	      : (uid_t)(200000u + (((unsigned)getpid() % 100000u) * 4u + nth++ % 4u) * 1024u);
 	if (launch(d) == 0)
 		return 0;
 	/* A daemon that never served leaves no directory behind (the tail of
