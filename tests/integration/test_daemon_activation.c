@@ -7,7 +7,9 @@
  * sockets, or a --socket naming another path. And the unit's hardening:
  * the daemon started under examples/systemd/sandboxd.service's own
  * CapabilityBoundingSet= and NoNewPrivileges= (applied with setpriv, as
- * systemd applies them) still runs every kind of job. Run as root from the
+ * systemd applies them), and with ProtectSystem=strict emulated
+ * (tests/helpers/protect_system.sh), still runs every kind of job. Run as
+ * root from the
  * repository root (make integration). */
 #include <check.h>
 #include <stdio.h>
@@ -126,21 +128,9 @@ static bool unit_caps(char *out, size_t len)
 	return true;
 }
 
-START_TEST(test_unit_hardening_keeps_jobs_working)
+/* Jobs of every kind on a daemon started through wrap. */
+static void jobs_work(const char *const *wrap)
 {
-	char caps[512];
-	ck_assert_msg(unit_caps(caps, sizeof caps), "%s has no CapabilityBoundingSet=", UNIT);
-	if (system("setpriv --help >/dev/null 2>&1") != 0)
-		SKIP_TEST("setpriv (util-linux) is not installed");
-	const char *wrap[] = {"setpriv",
-			      "--no-new-privs",
-			      "--bounding-set",
-			      caps,
-			      "python3",
-			      "tests/helpers/sdlaunch.py",
-			      "unix",
-			      "--",
-			      NULL};
 	struct test_daemon d;
 	START_W(d, wrap, "--workers", "1");
 	json_t *r = run1(&d, job("h1", "import os\nprint(os.getuid() != 0)"), 30000);
@@ -168,6 +158,49 @@ START_TEST(test_unit_hardening_keeps_jobs_working)
 	json_decref(r);
 	stop_ok(&d);
 }
+
+START_TEST(test_unit_hardening_keeps_jobs_working)
+{
+	char caps[512];
+	ck_assert_msg(unit_caps(caps, sizeof caps), "%s has no CapabilityBoundingSet=", UNIT);
+	if (system("setpriv --help >/dev/null 2>&1") != 0)
+		SKIP_TEST("setpriv (util-linux) is not installed");
+	const char *wrap[] = {"setpriv",
+			      "--no-new-privs",
+			      "--bounding-set",
+			      caps,
+			      "python3",
+			      "tests/helpers/sdlaunch.py",
+			      "unix",
+			      "--",
+			      NULL};
+	jobs_work(wrap);
+}
+END_TEST
+
+/* ProtectSystem=strict as the unit sets it (with the capabilities too):
+ * the daemon's view of the file system read-only but for its runtime
+ * directory and /sys; jobs still get their mounts and pivot_root. */
+START_TEST(test_unit_protect_system_keeps_jobs_working)
+{
+	char caps[512];
+	ck_assert_msg(unit_caps(caps, sizeof caps), "%s has no CapabilityBoundingSet=", UNIT);
+	if (system("setpriv --help >/dev/null 2>&1 && unshare --help >/dev/null 2>&1") != 0)
+		SKIP_TEST("setpriv or unshare (util-linux) is not installed");
+	const char *wrap[] = {"unshare",
+			      "-m",
+			      "tests/helpers/protect_system.sh",
+			      "setpriv",
+			      "--no-new-privs",
+			      "--bounding-set",
+			      caps,
+			      "python3",
+			      "tests/helpers/sdlaunch.py",
+			      "unix",
+			      "--",
+			      NULL};
+	jobs_work(wrap);
+}
 END_TEST
 
 static Suite *daemon_activation_suite(void)
@@ -178,6 +211,7 @@ static Suite *daemon_activation_suite(void)
 	tcase_add_test(t, test_other_pid_ignored);
 	tcase_add_test(t, test_garbage_refused);
 	tcase_add_test(t, test_unit_hardening_keeps_jobs_working);
+	tcase_add_test(t, test_unit_protect_system_keeps_jobs_working);
 	return s;
 }
 
