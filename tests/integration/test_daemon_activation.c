@@ -7,10 +7,10 @@
  * sockets, or a --socket naming another path. And the unit's hardening:
  * the daemon started under examples/systemd/sandboxd.service's own
  * CapabilityBoundingSet= and NoNewPrivileges= (applied with setpriv, as
- * systemd applies them), and with ProtectSystem=strict emulated
- * (tests/helpers/protect_system.sh), still runs every kind of job. Run as
- * root from the
- * repository root (make integration). */
+ * systemd applies them), then also with the unit's ProtectSystem=,
+ * ProtectHome= and PrivateTmp= emulated (tests/helpers/protect_system.sh),
+ * still runs every kind of job. Run as root from the repository root
+ * (make integration). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,9 +178,10 @@ START_TEST(test_unit_hardening_keeps_jobs_working)
 }
 END_TEST
 
-/* ProtectSystem=strict as the unit sets it (with the capabilities too):
- * the daemon's view of the file system read-only but for its runtime
- * directory and /sys; jobs still get their mounts and pivot_root. */
+/* ProtectSystem=strict, ProtectHome=read-only and PrivateTmp=yes as the
+ * unit sets them (with its capabilities too): the daemon's view of the file
+ * system read-only but for its runtime directory and /sys, and a /tmp of
+ * its own; jobs still get their mounts and pivot_root. */
 START_TEST(test_unit_protect_system_keeps_jobs_working)
 {
 	char caps[512];
