@@ -6,7 +6,7 @@ SAN ?=
 OPT ?= -O2
 PKGS := libseccomp libcap jansson
 DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
-	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc
+	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc man-db groff-base
 # What the benchmark tasks (BigCodeBench) import inside the jail.
 PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz
@@ -71,7 +71,7 @@ TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
-	stress check-stress \
+	stress check-stress ops \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz
 
@@ -191,6 +191,12 @@ stress: all $(STRESS_BIN)
 check-stress: deps
 	@$(MAKE) --no-print-directory stress
 
+# Operating it (tests/ops/): the man pages render without a warning and
+# document every flag; make install/uninstall into a staging tree, the
+# installed daemon running a job; systemd-analyze verify on the units.
+ops: all
+	@SBX_BUILD=$(BUILD) PYTHONPATH=tests/ops tests/run_suite.sh ops $(sort $(wildcard tests/ops/test_*.py))
+
 # The tree's shape on the built objects: no link-level cycle, calls only down
 # the component order, the size rule, libsbx without daemon symbols, and a
 # hardened daemon ELF (tests/layout/test_layout.py).
@@ -200,7 +206,7 @@ layout: all
 # Every suite runs even when an earlier one fails, so one failure never hides
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
-CHECK_SUITES := unit:unit runner-tests:runner layout:layout integration:integration
+CHECK_SUITES := unit:unit runner-tests:runner layout:layout ops:ops integration:integration
 # Assertion statements in each suite's own files (a static count: what a
 # restructuring of the tests must not lose), printed beside the results.
 count_asserts = $(shell cat $(1) /dev/null | grep -cE '$(2)')
@@ -209,6 +215,7 @@ PY_ASSERT := self\.assert|self\.fail
 ASSERTS_unit = $(call count_asserts,$(UNIT_SRC),$(C_ASSERT))
 ASSERTS_runner = $(call count_asserts,$(wildcard tests/runner/*.py),$(PY_ASSERT))
 ASSERTS_layout = $(call count_asserts,$(wildcard tests/layout/*.py),$(PY_ASSERT))
+ASSERTS_ops = $(call count_asserts,$(wildcard tests/ops/*.py),$(PY_ASSERT))
 ASSERTS_integration = $(call count_asserts,$(INTEG_SRC),$(C_ASSERT))
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
@@ -223,7 +230,7 @@ check: deps
 	  if [ -n "$$line" ]; then \
 	    read -r _ p f k t <<< "$$line"; \
 	    case $$s in unit) a=$(ASSERTS_unit);; runner) a=$(ASSERTS_runner);; \
-	      layout) a=$(ASSERTS_layout);; integration) a=$(ASSERTS_integration);; *) a=-;; esac; \
+	      layout) a=$(ASSERTS_layout);; ops) a=$(ASSERTS_ops);; integration) a=$(ASSERTS_integration);; *) a=-;; esac; \
 	    printf '%-12s %7s %7s %8s %9s %8s\n' "$$s" $$p $$f $$k $$t $$a; \
 	  else \
 	    printf '%-12s did not report a summary (see its output above)\n' "$$s"; rc=1; \
@@ -314,18 +321,63 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@examples/demo.sh $(BUILD)
 
-# Installs the daemon, the client, the policies and the in-jail runner (the
-# daemon looks for them there when not run from a build tree).
+# Installs the daemon, its job init, the client, libsbx, the policies, the
+# in-jail runner, the man pages and the systemd units; `make uninstall`
+# removes exactly the same list. DESTDIR is honoured (staging for a
+# package). The daemon finds its policies and runner at
+# $(BINDIR)/../share/sandboxd/ from its own path, so BINDIR and the data
+# stay together under PREFIX; the units get $(BINDIR) substituted.
 PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+DATADIR := $(PREFIX)/share/sandboxd
+DOCDIR := $(PREFIX)/share/doc/sandboxd
+MANDIR ?= $(PREFIX)/share/man
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MAN_PAGES := $(sort $(wildcard docs/man/*.[1-8]))
+UNITS := sandboxd.socket sandboxd.service sandboxd-http.service
+POLICY_FILES := $(notdir $(wildcard policies/*.json))
+DOC_FILES := README.md SECURITY.md $(wildcard docs/*.md)
+# Every file `make install` may write, relative to $(DESTDIR): the same
+# list is what `make uninstall` removes (sandboxd-http only when built).
+INSTALLED := $(addprefix $(BINDIR)/,sandboxd sandboxd-init sbx sandboxd-http) \
+	$(LIBDIR)/libsbx.a $(INCLUDEDIR)/sbx.h \
+	$(addprefix $(DATADIR)/policies/,$(POLICY_FILES)) $(DATADIR)/runner.pyz \
+	$(DATADIR)/libsbxwarm.so \
+	$(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) \
+	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(addprefix $(UNITDIR)/,$(UNITS)) $(SYSUSERSDIR)/sandboxd.conf
+# Directories of sandboxd's own, removed by uninstall when empty.
+OWN_DIRS := $(DATADIR)/policies $(DATADIR) $(DOCDIR)
+# sandboxd-init must stay root's and writable by root alone (the daemon
+# refuses it otherwise): installed as root, it is made so explicitly.
+ROOT_OWN := $(shell [ "$$(id -u)" = 0 ] && echo "-o 0 -g 0")
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sandboxd/policies \
-	  $(DESTDIR)$(PREFIX)/share/doc/sandboxd
-	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
-	install -m 0644 $(BUILD)/runner.pyz $(DESTDIR)$(PREFIX)/share/sandboxd/runner.pyz
-	install -d $(DESTDIR)$(PREFIX)/lib/sandboxd
-	install -m 0644 $(BUILD)/libsbxwarm.so $(DESTDIR)$(PREFIX)/lib/sandboxd/libsbxwarm.so
-	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/
+	install -d $(addprefix $(DESTDIR),$(BINDIR) $(DATADIR)/policies $(DOCDIR) $(LIBDIR) \
+	  $(INCLUDEDIR) $(UNITDIR) $(SYSUSERSDIR) \
+	  $(sort $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m))))))
+	install -m 0755 $(ROOT_OWN) $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx \
+	  $(DESTDIR)$(BINDIR)/
+	if [ -x $(BUILD)/sandboxd-http ]; then \
+	  install -m 0755 $(BUILD)/sandboxd-http $(DESTDIR)$(BINDIR)/; fi
+	install -m 0644 $(BUILD)/libsbx.a $(DESTDIR)$(LIBDIR)/libsbx.a
+	install -m 0644 client/lib/sbx.h $(DESTDIR)$(INCLUDEDIR)/sbx.h
+	install -m 0644 $(addprefix policies/,$(POLICY_FILES)) $(DESTDIR)$(DATADIR)/policies/
+	install -m 0644 $(BUILD)/runner.pyz $(DESTDIR)$(DATADIR)/runner.pyz
+	install -m 0644 $(BUILD)/libsbxwarm.so $(DESTDIR)$(DATADIR)/libsbxwarm.so
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	for m in $(MAN_PAGES); do s=$${m##*.}; \
+	  install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+	for u in $(UNITS); do \
+	  sed 's|/usr/local/bin/|$(BINDIR)/|g' examples/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	install -m 0644 examples/systemd/sandboxd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sandboxd.conf
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	for d in $(OWN_DIRS); do [ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d || exit 1; done
 
 SOURCES := $(shell find common sandboxd client tests examples -name '*.[ch]' 2>/dev/null)
 format:

@@ -14,6 +14,9 @@
 
 struct config {
 	const char *socket_path;
+	/* A listening socket passed by systemd (LISTEN_FDS, listenfd.c), else
+	 * -1: served as is, never bound, chmod'ed or removed by the daemon. */
+	int passed_fd;
 	const char *policies_dir;
 	char state_dir[PATH_MAX]; /* holds "root", the mount point every job's root uses */
 	char root_dir[PATH_MAX];

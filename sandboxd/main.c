@@ -27,6 +27,7 @@
 #include "sandboxd/server/peers.h"
 #include "sandboxd/server/budget.h"
 #include "sandboxd/server/fds.h"
+#include "sandboxd/server/listenfd.h"
 #include "sandboxd/server/runq.h"
 #include "sandboxd/server/server.h"
 #include "sandboxd/server/sockpath.h"
@@ -60,8 +61,11 @@ static void usage(FILE *f)
 }
 
 /* Default data paths: `rel` from the directory holding the binary (a build
- * dir in a source tree), else the installed location. */
-static void default_path(const char *rel, const char *installed, char *buf, size_t len)
+ * dir in a source tree), else `share` from there (an installed tree under
+ * any PREFIX or DESTDIR: bin/../share/sandboxd/), else the installed
+ * location of the default PREFIX. */
+static void default_path(const char *rel, const char *share, const char *installed, char *buf,
+			 size_t len)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -70,9 +74,14 @@ static void default_path(const char *rel, const char *installed, char *buf, size
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(buf, len, "%.3000s/%s", exe, rel);
-			if (access(buf, R_OK) == 0)
-				return;
+			const char *try[] = {rel, share};
+			for (size_t i = 0; i < 2; i++) {
+				if (!try[i])
+					continue;
+				snprintf(buf, len, "%.3000s/%s", exe, try[i]);
+				if (access(buf, R_OK) == 0)
+					return;
+			}
 		}
 	}
 	snprintf(buf, len, "%s", installed);
@@ -179,6 +188,33 @@ static int parse_args(int argc, char **argv, struct config *c, char *pol, size_t
 	return 0;
 }
 
+/* A socket systemd passed (sandboxd.socket) is served instead of one the
+ * daemon binds: its path names the instance (set_instance) and the logs. A
+ * --socket naming another path is a configuration mistake, not a choice. */
+static int take_passed_socket(struct config *c, bool socket_given, char *err, size_t errlen)
+{
+	static char path[PATH_MAX];
+	int fd = listenfd_take(path, sizeof path, err, errlen);
+	if (fd <= 0)
+		return fd;
+	if (socket_given && path[0] && strcmp(path, c->socket_path) != 0)
+		return errfmt(err, errlen,
+			      "systemd passed a socket at %s but --socket says %s: give the "
+			      "same path, or none",
+			      path, c->socket_path);
+	int rc = listenfd_check_path(path, err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		log_msg("warning: %s", err);
+	c->passed_fd = fd;
+	if (path[0])
+		c->socket_path = path;
+	log_msg("socket %s passed by the service manager (LISTEN_FDS)",
+		path[0] ? path : "(abstract or unnamed)");
+	return 0;
+}
+
 /* The state dir holds one empty directory that every job mounts its private
  * root tmpfs on (inside its own mount namespace, so they never collide).
  * Jobs keep their files only in tmpfs, so a crashed daemon leaves no job
@@ -266,19 +302,25 @@ int main(int argc, char **argv)
 	cpu_set_t cpus;
 	long ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
 	cfg.socket_path = "/run/sandboxd.sock";
+	cfg.passed_fd = -1;
 	cfg.workers = ncpu > 0 ? (int)ncpu : 1;
 	cfg.uid_base = 61000;
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "/run/sandboxd");
 	proto_bounds_default(&cfg.bounds);
 	cfg.max_response = (size_t)64 << 20;
 	cfg.max_conns = 4096;
-	default_path("../policies", "/usr/local/share/sandboxd/policies", pol, sizeof pol);
+	default_path("../policies", "../share/sandboxd/policies",
+		     "/usr/local/share/sandboxd/policies", pol, sizeof pol);
 	/* The runner bundle the build writes beside the binary (make all). */
-	default_path("runner.pyz", "/usr/local/share/sandboxd/runner.pyz", runner, sizeof runner);
-	default_path("libsbxwarm.so", "/usr/local/lib/sandboxd/libsbxwarm.so", warmlib,
-		     sizeof warmlib);
+	default_path("runner.pyz", "../share/sandboxd/runner.pyz",
+		     "/usr/local/share/sandboxd/runner.pyz", runner, sizeof runner);
+	/* The fork servers' library, beside the runner (loaded from a memfd,
+	 * never by the dynamic linker: data to the daemon). */
+	default_path("libsbxwarm.so", "../share/sandboxd/libsbxwarm.so",
+		     "/usr/local/share/sandboxd/libsbxwarm.so", warmlib, sizeof warmlib);
 	if (parse_args(argc, argv, &cfg, pol, sizeof pol, runner, sizeof runner) < 0)
 		return 2;
+	bool socket_given = strcmp(cfg.socket_path, "/run/sandboxd.sock") != 0;
 	if (!cfg.queue_capacity)
 		cfg.queue_capacity = (size_t)cfg.workers * 64;
 	if (peers_config_finish(&cfg, err, sizeof err) < 0) {
@@ -295,10 +337,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: must run as root (it builds namespaces and cgroups)\n");
 		return 1;
 	}
+	if (take_passed_socket(&cfg, socket_given, err, sizeof err) < 0) {
+		fprintf(stderr, "sandboxd: %s\n", err);
+		return 1;
+	}
 	/* Before anything is touched: a daemon already serving this socket
 	 * keeps it, its state and its job cgroups (checked again, under a
-	 * lock, when the socket is bound). */
-	if (sockpath_probe(cfg.socket_path, err, sizeof err) < 0) {
+	 * lock, when the socket is bound). systemd's socket is ours alone. */
+	if (cfg.passed_fd < 0 && sockpath_probe(cfg.socket_path, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
 	}
@@ -329,7 +375,8 @@ int main(int argc, char **argv)
 	/* The job init the build writes beside the daemon (make all), as
 	 * installed beside it by make install. */
 	char init_path[PATH_MAX];
-	default_path("sandboxd-init", "/usr/local/bin/sandboxd-init", init_path, sizeof init_path);
+	default_path("sandboxd-init", NULL, "/usr/local/bin/sandboxd-init", init_path,
+		     sizeof init_path);
 	if (jail_init_open(init_path, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;

@@ -61,15 +61,19 @@ static uint64_t next_conn_id = 1;
 
 int server_listen(const struct config *cfg, char *err, size_t errlen)
 {
-	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (listen_fd < 0)
-		goto fail;
-	/* A socket left by a crashed daemon is replaced; a live one, or anything
-	 * that is not a socket, is left alone (sockpath.c). */
-	if (sockpath_bind(listen_fd, cfg->socket_path, cfg->socket_gid, err, errlen) < 0)
-		return -1;
-	if (listen(listen_fd, 128) < 0)
-		goto fail;
+	/* systemd's socket: its path and mode are the unit's; it outlives us. */
+	listen_fd = cfg->passed_fd;
+	if (listen_fd < 0) {
+		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (listen_fd < 0)
+			goto fail;
+		/* A socket left by a crashed daemon is replaced; a live one, or
+		 * anything that is not a socket, is left alone (sockpath.c). */
+		if (sockpath_bind(listen_fd, cfg->socket_path, cfg->socket_gid, err, errlen) < 0)
+			return -1;
+		if (listen(listen_fd, 128) < 0)
+			goto fail;
+	}
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
 		goto fail;

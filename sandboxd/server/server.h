@@ -6,7 +6,8 @@
 #include "sandboxd/config.h"
 #include "sandboxd/server/runq.h"
 
-/* Creates the listening socket (mode 0660), after removing a stale one. */
+/* Creates the listening socket (mode 0660), after removing a stale one;
+ * or takes cfg->passed_fd, systemd's, as it is. */
 int server_listen(const struct config *cfg, char *err, size_t errlen);
 /* Serves until SIGTERM/SIGINT (delivered through sigfd). */
 int server_run(const struct config *cfg, struct runq *q, int sigfd);

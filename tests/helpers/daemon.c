@@ -125,8 +125,11 @@ static void log_tail(const struct test_daemon *d, char *out, size_t max)
 static int launch(struct test_daemon *d)
 {
 	char uidbuf[32];
-	const char *argv[TD_MAX_ARGS + 12];
+	const char *argv[TD_MAX_WRAP + TD_MAX_ARGS + 12];
 	int a = 0;
+	for (int i = 0; d->wrap[i]; i++)
+		argv[a++] = d->wrap[i];
+	int bin = a;
 	argv[a++] = td_binary();
 	argv[a++] = "--socket";
 	argv[a++] = d->sock;
@@ -140,8 +143,8 @@ static int launch(struct test_daemon *d)
 	for (int i = 0; d->extra[i]; i++)
 		argv[a++] = d->extra[i];
 	argv[a] = NULL;
-	if (access(argv[0], X_OK) < 0) {
-		set_err(d, "%s: %s (build it with make all)", argv[0], strerror(errno));
+	if (access(argv[bin], X_OK) < 0) {
+		set_err(d, "%s: %s (build it with make all)", argv[bin], strerror(errno));
 		return -1;
 	}
 	pid_t parent = getpid();
@@ -171,7 +174,7 @@ static int launch(struct test_daemon *d)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execv(argv[0], (char *const *)argv);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	d->pid = pid;
@@ -180,7 +183,19 @@ static int launch(struct test_daemon *d)
 
 int td_startv(struct test_daemon *d, const char *const *extra)
 {
+	return td_startw(d, NULL, extra);
+}
+
+int td_startw(struct test_daemon *d, const char *const *wrap, const char *const *extra)
+{
 	memset(d, 0, sizeof *d);
+	for (int i = 0; wrap && wrap[i]; i++) {
+		if (i >= TD_MAX_WRAP) {
+			set_err(d, "too many words in the wrapper command");
+			return -1;
+		}
+		d->wrap[i] = wrap[i];
+	}
 	const char *base = getenv("SBX_TEST_TMPDIR");
 	snprintf(d->dir, sizeof d->dir, "%s/sbxd.XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(d->dir)) {

@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #define TD_MAX_ARGS 32
+#define TD_MAX_WRAP 16
 
 struct test_daemon {
 	pid_t pid;	/* > 0 while running */
@@ -42,7 +43,8 @@ struct test_daemon {
 	char state[300];
 	char log[300];
 	char err[1024];
-	char *extra[TD_MAX_ARGS + 1]; /* the extra arguments, kept for td_restart */
+	char *extra[TD_MAX_ARGS + 1];	   /* the extra arguments, kept for td_restart */
+	const char *wrap[TD_MAX_WRAP + 1]; /* a command the daemon is started through */
 };
 
 /* Path of the sandboxd binary: $SBX_BUILD/sandboxd, SBX_BUILD defaulting to "build". */
@@ -60,6 +62,11 @@ int td_usable_cpus(void);
  * the daemon's log) and the daemon's directory is already removed. */
 int td_start(struct test_daemon *d, ...);
 int td_startv(struct test_daemon *d, const char *const *extra);
+/* The same, started through a wrapper command (NULL-terminated, at most
+ * TD_MAX_WRAP words, kept for td_restart) that gets the daemon's command
+ * line as its last arguments and execs it: e.g. tests/helpers/sdlaunch.py,
+ * which passes a socket the way systemd does. The strings must outlive d. */
+int td_startw(struct test_daemon *d, const char *const *wrap, const char *const *extra);
 /* Starts again with the same directory, socket, state dir and arguments
  * (after td_kill, for crash-recovery tests). */
 int td_restart(struct test_daemon *d);
