@@ -1,0 +1,100 @@
+"""Multi-endpoint run on one machine (make check-cluster-local): three
+daemons, each with its own cgroup parent, uid range and share of the memory
+budget; the Python client spreads 1,000 small jobs over their three sockets;
+one daemon is SIGKILLed mid-run; every job must still get exactly one
+correct result. (The HTTP-front variant puts three fronts on loopback ports
+in front of the same daemons: Client(urls=[...]).)"""
+import glob
+import os
+import sys
+import time
+import unittest
+
+from pyclient_support import Daemon
+
+from sandboxd import Client
+
+N = int(os.environ.get("SBX_CLUSTER_JOBS", "1000"))
+KILL_AT = N // 3
+
+
+def cgroup_mounts():
+    """Mount points of the cgroup hierarchies (v1 controllers and v2)."""
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            parts = line.split()
+            fstype = parts[parts.index("-") + 1]
+            if fstype in ("cgroup", "cgroup2"):
+                out.append(parts[4])
+    return out
+
+
+def remove_parent(parent):
+    """Leaves the hierarchies as they were: the parent the daemons made (its
+    subtree is empty once they stopped), deepest directories first."""
+    for m in cgroup_mounts():
+        top = m + parent
+        for d in sorted(glob.glob(top + "/**/", recursive=True), key=len, reverse=True):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+
+class ClusterLocal(unittest.TestCase):
+    def test_three_daemons_one_killed(self):
+        parent = "/sbx-pycluster-%d" % os.getpid()
+        budget = os.environ.get("SBX_CLUSTER_BUDGET_MB", "1536")  # each daemon's share
+        cg = [] if "--no-cgroups" in os.environ.get("SBX_TEST_DAEMON_ARGS", "") else None
+        ds = []
+        try:
+            for k in range(3):
+                extra = ["--memory-budget", budget]
+                if cg is None:
+                    extra += ["--cgroup-parent", "%s/d%d" % (parent, k)]
+                ds.append(Daemon(*extra, workers=2))
+            socks = [d.sock for d in ds]
+            c = Client(sockets=socks, retry_down=0.5, unavailable_timeout=30)
+            reqs = [{"id": "job-%d" % i, "code": "import sys\nprint(%d * 3 + 1)\n"
+                     "print('ok', file=sys.stderr)" % i,
+                     "limits": {"memory_mb": 64, "cpu_ms": 5000}} for i in range(N)]
+            seen = {}
+            dupes = []
+            t0 = time.monotonic()
+            victim = ds[1]
+            for r in c.run_many(reqs, concurrency=18):
+                if r.index in seen:
+                    dupes.append(r.index)
+                seen[r.index] = r
+                if len(seen) == KILL_AT:
+                    victim.kill()
+            took = time.monotonic() - t0
+            c.close()
+            self.assertEqual(dupes, [], "results delivered twice")
+            self.assertEqual(sorted(seen), list(range(N)), "results missing")
+            bad = [(i, r.error, r.verdict, r.stdout) for i, r in seen.items()
+                   if not r.ok or r.verdict != "pass" or r.stdout != "%d\n" % (i * 3 + 1)
+                   or r.request_id != "job-%d" % i]
+            self.assertEqual(bad[:5], [], "%d wrong results" % len(bad))
+            by = {s: 0 for s in socks}
+            for r in seen.values():
+                by[r.endpoint[len("unix:"):]] += 1
+            resent = [r for r in seen.values() if r.attempts > 1]
+            after = [r for r in resent if r.endpoint == "unix:" + victim.sock]
+            print("cluster-local: %d jobs in %.1f s (%.0f jobs/s); per daemon %s; the killed "
+                  "daemon served %d; %d re-sent after the kill" % (
+                      N, took, N / took, [by[s] for s in socks], by[victim.sock],
+                      len(resent)), file=sys.stderr)
+            self.assertTrue(all(by[s] > 0 for s in socks), "load not spread: %s" % by)
+            self.assertTrue(resent, "the kill hit no job in flight: fail-over was not tested")
+            self.assertEqual(after, [], "a re-sent job was answered by the killed daemon")
+        finally:
+            for d in ds:
+                d.cleanup()
+            if cg is None:
+                remove_parent(parent)
+
+
+if __name__ == "__main__":
+    unittest.main()
