@@ -193,7 +193,16 @@ class Failover(unittest.TestCase):
                        retry_down=5)
             os.kill(a.pid, signal.SIGSTOP)
             t0 = time.monotonic()
-            rs = list(c.run_many(jobs(6), concurrency=4))
+
+            def hung(*_):
+                raise AssertionError("requests to the stopped daemon never moved on")
+            old = signal.signal(signal.SIGALRM, hung)
+            signal.alarm(20)
+            try:
+                rs = list(c.run_many(jobs(6), concurrency=4))
+            finally:
+                signal.alarm(0)
+                signal.signal(signal.SIGALRM, old)
             os.kill(a.pid, signal.SIGCONT)
             check_once(self, rs, 6)
             self.assertTrue(all(r.endpoint == "unix:" + b.sock for r in rs))
