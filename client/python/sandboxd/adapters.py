@@ -11,6 +11,11 @@ doing the execution:
   descendant for unittest suites): returns (stat, details) with stat "pass",
   "fail" or "timeout" and details {test method: traceback} for the tests that
   failed or errored, or {"ALL": message} when the module itself failed.
+- `evalplus_untrusted_check(code, inputs, entry_point, expected, atol,
+  ref_time, fast_check=False, min_time_limit=0.1, gt_time_limit_factor=2.0)`,
+  shaped like EvalPlus's `evalplus.eval.untrusted_check` (input/output
+  checking): returns (stat, details) with stat "success", "failed" or
+  "timed out" and details one bool per input checked, in order.
 
 Both take an extra keyword `client=` (a sandboxd.Client); without it they
 share one Client on $SBX_SOCKET (else /run/sandboxd.sock), which is
@@ -110,9 +115,129 @@ def untrusted_check(code: str, test_code: str, entry_point: str, max_as_limit: f
     if r.verdict == "timeout":
         return TIMEOUT, details
     if r.verdict in ("compile_error", "runtime_error") or not details:
-        details = {"ALL": _why(r)} if not details else details
+        # The module did not load (the reference's exec raised): str(e).
+        if r.verdict == "compile_error":
+            details = {"ALL": _why(r)}
+        else:
+            details = {"ALL": _exc_str(r.message) if r.message else _why(r)}
     return FAIL, details
 
 
-__all__ = ["check_correctness", "untrusted_check", "default_client", "PASS", "FAIL",
+# The checker EvalPlus runs after the candidate's code, as the first
+# elements of an `asserts` request: each later assert checks one input
+# (EvalPlus's comparison: exact, else within atol, 1e-6 for floats; its
+# oracles for find_zero, are_equivalent and sum_div).
+_EVALPLUS_CHECKER = """
+import base64 as _sbx_b64, math as _sbx_math, pickle as _sbx_pickle, signal as _sbx_signal
+_sbx_in, _sbx_exp, _sbx_atol, _sbx_limits, _sbx_alarm = _sbx_pickle.loads(_sbx_b64.b64decode(%r))
+_sbx_fn = %s
+_sbx_name = %r
+_sbx_state = {"orig": True, "const": True}
+_sbx_np = __import__("numpy") if %r else None  # imported here, outside any input's time
+class _SbxTimeout(Exception):
+    pass
+def _sbx_raise(*_):
+    raise _SbxTimeout("timed out")
+def _sbx_floats(x):
+    if isinstance(x, float):
+        return True
+    if isinstance(x, (list, tuple)):
+        return all(isinstance(i, float) for i in x)
+    return type(x).__name__ == "ndarray" and str(x.dtype) in ("float64", "float32")
+def _sbx_oracle(out, exp, const):
+    st = _sbx_state
+    if st["orig"] and out != exp:
+        st["orig"] = False
+    if st["const"] and out != const:
+        st["const"] = False
+    return st["orig"] or st["const"]
+def _sbx_call(i):
+    if not _sbx_alarm:
+        return _sbx_fn(*_sbx_in[i])
+    old = _sbx_signal.signal(_sbx_signal.SIGALRM, _sbx_raise)
+    _sbx_signal.setitimer(_sbx_signal.ITIMER_REAL, _sbx_limits[i])
+    try:
+        return _sbx_fn(*_sbx_in[i])
+    finally:
+        _sbx_signal.setitimer(_sbx_signal.ITIMER_REAL, 0)
+        _sbx_signal.signal(_sbx_signal.SIGALRM, old)
+def _sbx_check(i):
+    global _sbx_atol
+    inp, exp = _sbx_in[i], _sbx_exp[i]
+    out = _sbx_call(i)
+    exact = out == exp
+    if _sbx_name == "are_equivalent":
+        exact = _sbx_oracle(out, exp, True)
+    elif _sbx_name == "sum_div":
+        exact = _sbx_oracle(out, exp, 0)
+    elif _sbx_name == "find_zero":
+        xs = inp[0]
+        assert abs(sum(c * _sbx_math.pow(out, k) for k, c in enumerate(xs))) <= _sbx_atol
+    if _sbx_atol == 0 and _sbx_floats(exp):
+        _sbx_atol = 1e-6
+    if not exact and _sbx_atol != 0:
+        (_sbx_np or __import__("numpy")).testing.assert_allclose(out, exp, atol=_sbx_atol)
+    else:
+        assert exact
+    return True
+"""
+
+
+def _is_floats(x) -> bool:
+    if isinstance(x, float):
+        return True
+    if isinstance(x, (list, tuple)):
+        return all(isinstance(i, float) for i in x)
+    return type(x).__name__ == "ndarray"
+
+
+def evalplus_untrusted_check(code: str, inputs, entry_point: str, expected, atol,
+                             ref_time, fast_check: bool = False, min_time_limit: float = 0.1,
+                             gt_time_limit_factor: float = 2.0, *,
+                             client: Optional[Client] = None,
+                             isolation: Optional[str] = None) -> Tuple[str, list]:
+    """EvalPlus's untrusted_check: each input's call under its own time
+    limit, max(min_time_limit, gt_time_limit_factor * ref_time[i]) (a
+    SIGALRM timer in the job, as the reference's), the whole job under
+    their sum plus a second or two and 2 s for the interpreter's start. An
+    input that fails, raises or times out is False; with fast_check the
+    details stop at the first False. `isolation="process"` runs the
+    candidate apart from the checker; each input's limit is then the
+    daemon's per-test limit, the largest of them and at least 1 s (the
+    checker's own setup runs under the same clock)."""
+    import base64
+    import pickle
+    c = client or default_client()
+    limits = [max(min_time_limit, gt_time_limit_factor * t) for t in ref_time] or [1.0]
+    total = sum(limits) + (1 if fast_check else 2) + 2
+    alarm = isolation != "process"
+    data = base64.b64encode(pickle.dumps((list(inputs), list(expected), atol, limits,
+                                          alarm))).decode()
+    if not entry_point.isidentifier():
+        raise ValueError("entry_point %r is not an identifier" % entry_point)
+    floats = atol != 0 or any(_is_floats(x) for x in expected)
+    checker = _EVALPLUS_CHECKER % (data, entry_point, entry_point, floats)
+    tests = [checker] + ["assert _sbx_check(%d)" % i for i in range(len(inputs))]
+    r = c.run(code, tests=tests, format="asserts",
+              test_timeout_ms=None if alarm else _ms(max(max(limits), 1.0)),
+              limits={"wall_ms": _ms(total), "cpu_ms": _ms(total)}, isolation=isolation)
+    checks = r.tests[1:]
+    if r.tests and not r.tests[0].passed:  # the module itself failed
+        return "failed", []
+    details = []
+    for t in checks:
+        if t.outcome == "skipped" or (t.outcome == "error" and r.verdict == "timeout"
+                                      and t.message.startswith("not run")):
+            break
+        details.append(t.passed)
+        if fast_check and not t.passed:
+            break
+    if r.verdict == "timeout":
+        return "timed out", details
+    if r.verdict == "pass" and len(details) == len(inputs) and all(details):
+        return "success", details
+    return "failed", details
+
+
+__all__ = ["check_correctness", "untrusted_check", "evalplus_untrusted_check", "default_client", "PASS", "FAIL",
            "TIMEOUT", "SandboxdError"]
