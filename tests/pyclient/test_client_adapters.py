@@ -29,7 +29,7 @@ PROBLEM = {"task_id": "T/1", "prompt": "def inc(x):\n", "entry_point": "inc",
 
 
 class HumanEval(unittest.TestCase):
-    def check(self, completion, timeout=2.0):
+    def check(self, completion, timeout=5.0):
         return check_correctness(PROBLEM, completion, timeout, 7, client=C)
 
     def test_shapes(self):
@@ -62,8 +62,8 @@ class BigCodeBench(unittest.TestCase):
     def tearDown(self):
         os.environ.pop("BIGCODEBENCH_TIMEOUT_PER_TASK", None)
 
-    def check(self, code):
-        return untrusted_check(code, TESTS, "task_func", 1024, 1024, 10, 0.5, 0.5, client=C)
+    def check(self, code, t=4):
+        return untrusted_check(code, TESTS, "task_func", 1024, 1024, 10, t, t, client=C)
 
     def test_shapes(self):
         self.assertEqual(self.check("def task_func(x):\n    return 2 * x\n"), ("pass", {}))
@@ -73,7 +73,7 @@ class BigCodeBench(unittest.TestCase):
         stat, det = self.check("import no_such_module\ndef task_func(x):\n    return 2 * x\n")
         self.assertEqual((stat, list(det)), ("fail", ["ALL"]))
         self.assertIn("no_such_module", det["ALL"])
-        stat, det = self.check("def task_func(x):\n    while True:\n        pass\n")
+        stat, det = self.check("def task_func(x):\n    while True:\n        pass\n", 0.5)
         self.assertEqual(stat, "timeout")
 
 
@@ -83,7 +83,7 @@ CODE = "def f(x):\n    if x == 3:\n        while True:\n            pass\n    re
 class EvalPlus(unittest.TestCase):
     def check(self, code, inputs, expected, **kw):
         return evalplus_untrusted_check(code, [[i] for i in inputs], "f", expected, 0,
-                                        [0.05] * len(inputs), client=C, **kw)
+                                        [0.5] * len(inputs), client=C, **kw)
 
     def test_shapes(self):
         self.assertEqual(self.check(CODE, [1, 2, 4], [2, 4, 8]), ("success", [True] * 3))

@@ -189,7 +189,7 @@ class Failover(unittest.TestCase):
         the liveness ping notices, and its requests move on."""
         a, b = Daemon(workers=1), Daemon(workers=1)
         try:
-            c = Client(sockets=[a.sock, b.sock], liveness=0.5, ping_timeout=0.5,
+            c = Client(sockets=[a.sock, b.sock], liveness=0.5, ping_timeout=1,
                        retry_down=5)
             os.kill(a.pid, signal.SIGSTOP)
             t0 = time.monotonic()
@@ -206,7 +206,7 @@ class Failover(unittest.TestCase):
             os.kill(a.pid, signal.SIGCONT)
             check_once(self, rs, 6)
             self.assertTrue(all(r.endpoint == "unix:" + b.sock for r in rs))
-            self.assertLess(time.monotonic() - t0, 8)
+            self.assertLess(time.monotonic() - t0, 15)
             c.close()
         finally:
             os.kill(a.pid, signal.SIGCONT)
