@@ -42,58 +42,76 @@ def remove_parent(parent):
                 pass
 
 
+def start_daemons(parent):
+    """Three daemons, each with its own cgroup parent, uid range (Daemon
+    gives each its own) and share of the memory budget."""
+    budget = os.environ.get("SBX_CLUSTER_BUDGET_MB", "1536")  # each daemon's share
+    cgroups = "--no-cgroups" not in os.environ.get("SBX_TEST_DAEMON_ARGS", "")
+    ds = []
+    try:
+        for k in range(3):
+            extra = ["--memory-budget", budget]
+            if cgroups:
+                extra += ["--cgroup-parent", "%s/d%d" % (parent, k)]
+            ds.append(Daemon(*extra, workers=2))
+    except Exception:
+        for d in ds:
+            d.cleanup()
+        raise
+    return ds
+
+
+def spread_and_kill(tc, client, endpoints, victim, kill):
+    """Runs N jobs through client (whose endpoints are `endpoints`, in the
+    names Result.endpoint uses), calls kill() once a third of the results
+    are in, and checks every job got exactly one correct result, the load
+    was spread, the kill hit jobs in flight and no re-sent job was answered
+    by `victim`. The HTTP-front variant passes the fronts' URLs."""
+    reqs = [{"id": "job-%d" % i, "code": "import sys\nprint(%d * 3 + 1)\n"
+             "print('ok', file=sys.stderr)" % i,
+             "limits": {"memory_mb": 64, "cpu_ms": 5000}} for i in range(N)]
+    seen, dupes = {}, []
+    t0 = time.monotonic()
+    for r in client.run_many(reqs, concurrency=18):
+        if r.index in seen:
+            dupes.append(r.index)
+        seen[r.index] = r
+        if len(seen) == KILL_AT:
+            kill()
+    took = time.monotonic() - t0
+    tc.assertEqual(dupes, [], "results delivered twice")
+    tc.assertEqual(sorted(seen), list(range(N)), "results missing")
+    bad = [(i, r.error, r.verdict, r.stdout) for i, r in seen.items()
+           if not r.ok or r.verdict != "pass" or r.stdout != "%d\n" % (i * 3 + 1)
+           or r.request_id != "job-%d" % i]
+    tc.assertEqual(bad[:5], [], "%d wrong results" % len(bad))
+    by = {e: 0 for e in endpoints}
+    for r in seen.values():
+        by[r.endpoint] += 1
+    resent = [r for r in seen.values() if r.attempts > 1]
+    after = [r for r in resent if r.endpoint == victim]
+    print("cluster-local: %d jobs in %.1f s (%.0f jobs/s); per endpoint %s; the killed one "
+          "served %d; %d re-sent after the kill" % (N, took, N / took,
+                                                      [by[e] for e in endpoints], by[victim],
+                                                      len(resent)), file=sys.stderr)
+    tc.assertTrue(all(by[e] > 0 for e in endpoints), "load not spread: %s" % by)
+    tc.assertTrue(resent, "the kill hit no job in flight: fail-over was not tested")
+    tc.assertEqual(after, [], "a re-sent job was answered by the killed endpoint")
+
+
 class ClusterLocal(unittest.TestCase):
-    def test_three_daemons_one_killed(self):
+    def test_three_sockets_one_daemon_killed(self):
         parent = "/sbx-pycluster-%d" % os.getpid()
-        budget = os.environ.get("SBX_CLUSTER_BUDGET_MB", "1536")  # each daemon's share
-        cg = [] if "--no-cgroups" in os.environ.get("SBX_TEST_DAEMON_ARGS", "") else None
-        ds = []
+        ds = start_daemons(parent)
         try:
-            for k in range(3):
-                extra = ["--memory-budget", budget]
-                if cg is None:
-                    extra += ["--cgroup-parent", "%s/d%d" % (parent, k)]
-                ds.append(Daemon(*extra, workers=2))
-            socks = [d.sock for d in ds]
-            c = Client(sockets=socks, retry_down=0.5, unavailable_timeout=30)
-            reqs = [{"id": "job-%d" % i, "code": "import sys\nprint(%d * 3 + 1)\n"
-                     "print('ok', file=sys.stderr)" % i,
-                     "limits": {"memory_mb": 64, "cpu_ms": 5000}} for i in range(N)]
-            seen = {}
-            dupes = []
-            t0 = time.monotonic()
-            victim = ds[1]
-            for r in c.run_many(reqs, concurrency=18):
-                if r.index in seen:
-                    dupes.append(r.index)
-                seen[r.index] = r
-                if len(seen) == KILL_AT:
-                    victim.kill()
-            took = time.monotonic() - t0
-            c.close()
-            self.assertEqual(dupes, [], "results delivered twice")
-            self.assertEqual(sorted(seen), list(range(N)), "results missing")
-            bad = [(i, r.error, r.verdict, r.stdout) for i, r in seen.items()
-                   if not r.ok or r.verdict != "pass" or r.stdout != "%d\n" % (i * 3 + 1)
-                   or r.request_id != "job-%d" % i]
-            self.assertEqual(bad[:5], [], "%d wrong results" % len(bad))
-            by = {s: 0 for s in socks}
-            for r in seen.values():
-                by[r.endpoint[len("unix:"):]] += 1
-            resent = [r for r in seen.values() if r.attempts > 1]
-            after = [r for r in resent if r.endpoint == "unix:" + victim.sock]
-            print("cluster-local: %d jobs in %.1f s (%.0f jobs/s); per daemon %s; the killed "
-                  "daemon served %d; %d re-sent after the kill" % (
-                      N, took, N / took, [by[s] for s in socks], by[victim.sock],
-                      len(resent)), file=sys.stderr)
-            self.assertTrue(all(by[s] > 0 for s in socks), "load not spread: %s" % by)
-            self.assertTrue(resent, "the kill hit no job in flight: fail-over was not tested")
-            self.assertEqual(after, [], "a re-sent job was answered by the killed daemon")
+            names = ["unix:" + d.sock for d in ds]
+            with Client(sockets=[d.sock for d in ds], retry_down=0.5,
+                        unavailable_timeout=30) as c:
+                spread_and_kill(self, c, names, names[1], ds[1].kill)
         finally:
             for d in ds:
                 d.cleanup()
-            if cg is None:
-                remove_parent(parent)
+            remove_parent(parent)
 
 
 if __name__ == "__main__":
