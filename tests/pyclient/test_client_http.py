@@ -7,7 +7,6 @@ import unittest
 from pyclient_support import Daemon
 from fake_front import FakeFront
 
-import sandboxd
 from sandboxd import Client, SandboxdError
 
 D = None

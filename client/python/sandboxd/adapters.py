@@ -23,7 +23,9 @@ thread-safe, so the harnesses' thread pools can call them concurrently. A
 request the daemon refuses raises sandboxd.SandboxdError: an infrastructure
 failure is never scored as the candidate's.
 """
+import base64
 import os
+import pickle
 import re
 import threading
 from typing import Any, Dict, Optional, Tuple
@@ -205,10 +207,9 @@ def evalplus_untrusted_check(code: str, inputs, entry_point: str, expected, atol
     candidate apart from the checker; each input's limit is then the
     daemon's per-test limit, the largest of them and at least 1 s (the
     checker's own setup runs under the same clock)."""
-    import base64
-    import pickle
     c = client or default_client()
     limits = [max(min_time_limit, gt_time_limit_factor * t) for t in ref_time] or [1.0]
+    limits += [max(limits)] * (len(inputs) - len(limits))
     total = sum(limits) + (1 if fast_check else 2) + 2
     alarm = isolation != "process"
     data = base64.b64encode(pickle.dumps((list(inputs), list(expected), atol, limits,

@@ -16,6 +16,9 @@ Overload. A `busy` answer (an HTTP 504 from the front) is retried with
 exponential backoff and jitter (at least the front's Retry-After), for up to
 `busy_timeout` seconds per request; then the Result carries error `busy`.
 """
+import json
+import os
+import queue
 import random
 import threading
 import time
@@ -102,7 +105,6 @@ class Client:
                  unavailable_timeout: float = 60.0, retry_down: float = 0.5,
                  liveness: float = 30.0, ping_timeout: float = 5.0,
                  max_request_bytes: int = 16 << 20):
-        import os
         paths = ([socket] if socket else []) + list(sockets or [])
         addrs = ([url] if url else []) + list(urls or [])
         if not paths and not addrs:
@@ -217,7 +219,6 @@ class Client:
         rid = str(rid) if rid is not None else ""
         if "limits" in req and isinstance(req["limits"], Limits):
             req["limits"] = req["limits"].to_dict()
-        import json
         size = len(json.dumps(req, ensure_ascii=False).encode())
         if size > self.max_request_bytes:
             return Result(request_id=rid, error=Error(
@@ -282,10 +283,11 @@ class Client:
         request's position in `requests`, `request_id` its "id"). Errors are
         yielded as Results with `error` set, never raised. The input is read
         lazily; closing the generator early stops sending new requests."""
+        if not any(e.pinged for e in self._eps):
+            self.ping()  # the worker counts weight the spread
         if concurrency is None:
             concurrency = self.default_concurrency()
         concurrency = max(1, int(concurrency))
-        import queue
         src = iter(enumerate(requests))
         src_lock = threading.Lock()
         out: "queue.Queue" = queue.Queue()
