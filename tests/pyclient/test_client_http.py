@@ -2,6 +2,8 @@
 double of the sandboxd-http front (fake_front.py): the socket protocol's
 JSON through POST /v1/run, keep-alive, the bearer token, 504 + Retry-After
 as busy, GET /v1/ping, and fail-over between URLs."""
+import os
+import signal
 import unittest
 
 from pyclient_support import Daemon
@@ -92,6 +94,35 @@ class Http(unittest.TestCase):
             self.assertEqual(sorted(r.index for r in rs), list(range(6)))
         finally:
             bad.close()
+
+    def test_stalled_front_fails_over(self):
+        """A front whose requests hang (its daemon stopped) still accepts
+        connections: the liveness ping (GET /v1/ping) times out, the client
+        breaks the connections and sends the requests to the other URL."""
+        stuck = Daemon(workers=1)
+        front = FakeFront(stuck.sock)
+        try:
+            with Client(urls=[front.url, self.front.url], token="s3cret", liveness=0.5,
+                        ping_timeout=1, retry_down=5) as c:
+                c.ping()
+                os.kill(stuck.pid, signal.SIGSTOP)
+                old = signal.signal(signal.SIGALRM, self._hung)
+                signal.alarm(20)
+                try:
+                    rs = list(c.run_many(jobs(6), concurrency=4))
+                finally:
+                    signal.alarm(0)
+                    signal.signal(signal.SIGALRM, old)
+            self.assertEqual(sorted(r.index for r in rs), list(range(6)))
+            self.assertTrue(all(r.ok and r.endpoint == self.front.url for r in rs))
+        finally:
+            os.kill(stuck.pid, signal.SIGCONT)
+            front.close()
+            stuck.cleanup()
+
+    @staticmethod
+    def _hung(*_):
+        raise AssertionError("requests to the stalled front never moved on")
 
 
 if __name__ == "__main__":
