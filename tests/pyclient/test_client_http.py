@@ -70,6 +70,10 @@ class Http(unittest.TestCase):
             self.assertEqual(sorted(r.index for r in rs), list(range(10)))
             self.assertTrue(all(r.stdout == "%d\n" % (r.index + 1) for r in rs))
             self.assertGreater(front.httpd.busy, 0, "the front never answered 504")
+            # The control: without time to retry, the same load shows busy.
+            with Client(url=front.url, busy_timeout=0) as c:
+                rs = list(c.run_many(jobs(10), concurrency=5))
+            self.assertTrue(any(r.error and r.error.code == "busy" for r in rs))
         finally:
             front.close()
             d.cleanup()
