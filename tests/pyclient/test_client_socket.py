@@ -125,6 +125,31 @@ class Typed(unittest.TestCase):
         check_once(self, got, 8)
 
 
+class Offline(unittest.TestCase):
+    """The request builder and the result parser alone."""
+
+    def test_build_request(self):
+        req = sandboxd.build_request("x", tests=[("1\n", "2\n")], format="stdio",
+                                     limits=sandboxd.Limits(cpu_ms=5), files={"a": "t",
+                                                                              "b": b"\x00\xff"},
+                                     fetch_files=["out.bin"], seed=0, coverage=None)
+        self.assertEqual(req, {"code": "x", "format": "stdio", "limits": {"cpu_ms": 5},
+                               "tests": [{"input": "1\n", "output": "2\n"}], "seed": 0,
+                               "files": {"a": "t", "b": {"base64": "AP8="}},
+                               "fetch_files": ["out.bin"]})
+
+    def test_result_keeps_unknown_keys_and_fetched_files(self):
+        r = sandboxd.Result.from_dict({"id": "w", "verdict": "pass", "future_key": 1,
+                                       "files": {"o": {"base64": "AP8="},
+                                                 "p": {"error": "not found"}},
+                                       "usage": {"cpu_ms": 3, "new": 2}}, "mine")
+        self.assertEqual((r.request_id, r.verdict, r.usage.cpu_ms), ("mine", "pass", 3))
+        self.assertEqual((r.files, r.file_errors), ({"o": b"\x00\xff"}, {"p": "not found"}))
+        self.assertEqual(r.raw["future_key"], 1)
+        e = sandboxd.Result.from_dict({"id": None, "error": {"code": "busy", "message": "m"}})
+        self.assertEqual((e.ok, e.error.code, e.verdict), (False, "busy", None))
+
+
 class Busy(unittest.TestCase):
     def test_busy_is_retried(self):
         d = Daemon("--queue", "1", "--max-queued-per-peer", "1", workers=1)

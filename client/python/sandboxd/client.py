@@ -16,6 +16,7 @@ Overload. A `busy` answer (an HTTP 504 from the front) is retried with
 exponential backoff and jitter (at least the front's Retry-After), for up to
 `busy_timeout` seconds per request; then the Result carries error `busy`.
 """
+import base64
 import json
 import os
 import queue
@@ -53,7 +54,8 @@ def build_request(code: str, tests=None, format: Optional[str] = None,
     """The protocol's request object for a run (without "id"). Keyword
     arguments named like protocol fields (entry_point, coverage, isolation,
     timing, ...) go in as they are, so fields this client does not know yet
-    can be sent too. `tests` for `stdio` may be (input, output) pairs."""
+    can be sent too (`fetch_files=[...]`). `tests` for `stdio` may be
+    (input, output) pairs; a `files` value may be bytes."""
     req: Dict[str, Any] = {"code": code}
     fields.update(tests=tests, format=format, files=files, stdin=stdin, seed=seed)
     if isinstance(limits, Limits):
@@ -63,6 +65,12 @@ def build_request(code: str, tests=None, format: Optional[str] = None,
     for k, v in fields.items():
         if v is not None:
             req[k] = v
+    if isinstance(req.get("files"), dict):
+        # bytes go as {"base64": ...} (the daemon's binary files, with the
+        # HTTP front's branch); text as the string itself.
+        req["files"] = {k: {"base64": base64.b64encode(bytes(v)).decode()}
+                        if isinstance(v, (bytes, bytearray)) else v
+                        for k, v in req["files"].items()}
     if req.get("format") == "stdio" and isinstance(req.get("tests"), (list, tuple)):
         req["tests"] = [{"input": t[0], "output": t[1]} if isinstance(t, (list, tuple)) else t
                         for t in req["tests"]]

@@ -5,6 +5,7 @@ which takes the keys it knows and ignores the rest, so a newer daemon that
 adds keys does not break an older client; the whole response stays in
 `Result.raw`.
 """
+import base64
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
@@ -175,7 +176,9 @@ class Result:
     request was refused; `ok` tells which. `request_id` is the id the caller
     gave ("" without one); `endpoint` the daemon that answered, `attempts`
     how many times the request was sent (busy retries and fail-overs
-    included), and `index` the request's position in run_many's input."""
+    included), and `index` the request's position in run_many's input.
+    `files` holds the bytes of the files `fetch_files` asked for, and
+    `file_errors` why one could not be fetched (daemons that have them)."""
     request_id: str = ""
     verdict: Optional[str] = None
     exit_code: Optional[int] = None
@@ -197,6 +200,8 @@ class Result:
     feedback: Optional[Feedback] = None
     integrity: Optional[Integrity] = None
     timing: Optional[Timing] = None
+    files: Dict[str, bytes] = field(default_factory=dict)
+    file_errors: Dict[str, str] = field(default_factory=dict)
     error: Optional[Error] = None
     endpoint: str = ""
     attempts: int = 0
@@ -222,8 +227,18 @@ class Result:
                        endpoint=endpoint, attempts=attempts, raw=d)
         simple = _pick(cls, d)
         for k in ("usage", "limits", "violation", "compile", "tests", "summary", "feedback",
-                  "integrity", "timing", "error"):
+                  "integrity", "timing", "error", "files", "file_errors"):
             simple.pop(k, None)
+        got, why = {}, {}
+        for path, v in (d.get("files") or {}).items() if isinstance(d.get("files"), dict) else ():
+            if isinstance(v, dict) and isinstance(v.get("base64"), str):
+                try:
+                    got[path] = base64.b64decode(v["base64"], validate=True)
+                except ValueError:
+                    why[path] = "the response's base64 does not decode"
+            elif isinstance(v, dict):
+                why[path] = str(v.get("error", ""))
+        simple["files"], simple["file_errors"] = got, why
         simple["stdout"] = simple.get("stdout") or ""
         simple["stderr"] = simple.get("stderr") or ""
         simple["message"] = simple.get("message") or ""
