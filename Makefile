@@ -183,8 +183,9 @@ PYCLIENT_TESTS := tests/pyclient/test_client_socket.py tests/pyclient/test_clien
 pyclient: all
 	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh pyclient $(PYCLIENT_TESTS)
 
-# Heavier (its own budget in .ci/run, about 1 minute): three daemons, 1,000
-# jobs from the Python client over their sockets, one daemon killed mid-run;
+# Heavier (its own budget in .ci/run, 1-3 minutes): three daemons, 1,000
+# jobs from the Python client over their sockets, one daemon killed mid-run,
+# and the same through three sandboxd-http fronts when it is built;
 # the package installed offline into a venv and by make install-python
 # (needs Debian's venv, pip and setuptools); the harness examples on tasks of
 # the shared datasets.

@@ -2,15 +2,19 @@
 daemons, each with its own cgroup parent, uid range and share of the memory
 budget; the Python client spreads 1,000 small jobs over their three sockets;
 one daemon is SIGKILLed mid-run; every job must still get exactly one
-correct result. (The HTTP-front variant puts three fronts on loopback ports
-in front of the same daemons: Client(urls=[...]).)"""
+correct result. The HTTP variant does the same through three sandboxd-http
+fronts on loopback ports (Client(urls=[...])); it skips, saying so, when
+$SBX_BUILD/sandboxd-http is not built."""
 import glob
 import os
+import pwd
+import socket
+import subprocess
 import sys
 import time
 import unittest
 
-from pyclient_support import Daemon
+from pyclient_support import BUILD, Daemon, _pdeathsig
 
 from sandboxd import Client
 
@@ -42,7 +46,7 @@ def remove_parent(parent):
                 pass
 
 
-def start_daemons(parent):
+def start_daemons(parent, *more):
     """Three daemons, each with its own cgroup parent, uid range (Daemon
     gives each its own) and share of the memory budget."""
     budget = os.environ.get("SBX_CLUSTER_BUDGET_MB", "1536")  # each daemon's share
@@ -53,7 +57,7 @@ def start_daemons(parent):
             extra = ["--memory-budget", budget]
             if cgroups:
                 extra += ["--cgroup-parent", "%s/d%d" % (parent, k)]
-            ds.append(Daemon(*extra, workers=2))
+            ds.append(Daemon(*(extra + list(more)), workers=2, dir_mode=0o711))
     except Exception:
         for d in ds:
             d.cleanup()
@@ -109,6 +113,46 @@ class ClusterLocal(unittest.TestCase):
                         unavailable_timeout=30) as c:
                 spread_and_kill(self, c, names, names[1], ds[1].kill)
         finally:
+            for d in ds:
+                d.cleanup()
+            remove_parent(parent)
+
+    def test_three_fronts_one_daemon_killed(self):
+        front = os.path.join(BUILD, "sandboxd-http")
+        if not os.access(front, os.X_OK):
+            print("SKIP: cluster-local/test_three_fronts_one_daemon_killed: %s not built "
+                  "(the HTTP front)" % front)
+            self.skipTest("%s not built" % front)
+        nobody = pwd.getpwnam("nobody")
+        token = "pyclient-cluster-%d-token" % os.getpid()
+        parent = "/sbx-pycluster-http-%d" % os.getpid()
+        ds = start_daemons(parent, "--allow-gid", str(nobody.pw_gid), "--trust-uid",
+                           str(nobody.pw_uid))
+        fronts, urls = [], []
+        tokfile = os.path.join(ds[0].dir, "tokens")
+        try:
+            with open(tokfile, "w") as f:
+                f.write(token + " cluster\n")
+            os.chmod(tokfile, 0o600)
+            for d in ds:
+                with socket.socket() as s:  # a free loopback port
+                    s.bind(("127.0.0.1", 0))
+                    port = s.getsockname()[1]
+                urls.append("http://127.0.0.1:%d" % port)
+                fronts.append(subprocess.Popen(
+                    [front, "--listen", "127.0.0.1:%d" % port, "--socket", d.sock, "--user",
+                     "nobody", "--token-file", tokfile], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_pdeathsig))
+            with Client(urls=urls, token=token, retry_down=0.5, unavailable_timeout=30) as c:
+                deadline = time.monotonic() + 10
+                while len(c.ping()) < 3 and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.assertEqual(len(c.ping()), 3, "the fronts did not answer /v1/ping")
+                spread_and_kill(self, c, urls, urls[1], ds[1].kill)
+        finally:
+            for p in fronts:
+                p.kill()
+                p.wait()
             for d in ds:
                 d.cleanup()
             remove_parent(parent)

@@ -33,12 +33,14 @@ def uid_base(k):
 
 
 class Daemon:
-    def __init__(self, *extra, workers=2):
+    def __init__(self, *extra, workers=2, dir_mode=0o700):
+        """dir_mode 0o711 lets an unprivileged peer (a front) reach the socket."""
         global _count
         self.k = _count
         _count += 1
         base = os.environ.get("SBX_TEST_TMPDIR") or "/tmp"
         self.dir = tempfile.mkdtemp(prefix="sbxpy.", dir=base)
+        os.chmod(self.dir, dir_mode)
         self.sock = os.path.join(self.dir, "sock")
         self.log = os.path.join(self.dir, "log")
         self.args = [os.path.join(BUILD, "sandboxd"), "--socket", self.sock, "--state-dir",
