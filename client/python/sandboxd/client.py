@@ -23,6 +23,7 @@ import queue
 import random
 import threading
 import time
+import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from .results import Error, Limits, Ping, Result
@@ -131,8 +132,8 @@ class Client:
         self._cond = threading.Condition(self._lock)
         self._rr = 0
         self._closed = False
-        self._watch = threading.Thread(target=self._watchdog, daemon=True,
-                                       name="sandboxd-watchdog")
+        self._watch = threading.Thread(target=Client._watchdog, args=(weakref.ref(self),),
+                                       daemon=True, name="sandboxd-watchdog")
         self._watch.start()
 
     # -- endpoints -------------------------------------------------------
@@ -176,23 +177,37 @@ class Client:
                                                       2 ** (e.failures - 1))
             self._cond.notify_all()
 
-    def _watchdog(self) -> None:
-        while not self._closed:
-            time.sleep(min(1.0, self.liveness / 4))
-            now = time.monotonic()
-            for e in list(self._eps):
-                quiet = now - max(e.last_progress, e.t.last_rx)
-                if e.inflight == 0 or quiet < self.liveness:
-                    continue
-                try:
-                    e.t.ping(self.ping_timeout)
-                    e.last_progress = time.monotonic()
-                except (EndpointDown, Unauthorized) as err:
-                    with self._cond:
-                        e.failures += 1
-                        e.down_until = time.monotonic() + min(30.0, self.retry_down *
-                                                              2 ** (e.failures - 1))
-                    e.t.abort("stopped answering (%s)" % err)
+    @staticmethod
+    def _watchdog(ref) -> None:
+        """Holds the client only weakly, so a client nobody closed can still
+        be collected (its watchdog then ends)."""
+        while True:
+            c = ref()
+            if c is None or c._closed:
+                return
+            period = min(1.0, c.liveness / 4)
+            c._check_liveness()
+            del c
+            time.sleep(period)
+
+    def _check_liveness(self) -> None:
+        now = time.monotonic()
+        for e in list(self._eps):
+            quiet = now - max(e.last_progress, e.t.last_rx)
+            if e.inflight == 0 or quiet < self.liveness:
+                continue
+            try:
+                e.t.ping(self.ping_timeout)
+            except Unauthorized:
+                pass  # it answered
+            except EndpointDown as err:
+                with self._cond:
+                    e.failures += 1
+                    e.down_until = time.monotonic() + min(30.0, self.retry_down *
+                                                          2 ** (e.failures - 1))
+                e.t.abort("stopped answering (%s)" % err)
+                continue
+            e.last_progress = time.monotonic()
 
     def ping(self) -> List[Ping]:
         """Pings every endpoint (a fresh connection each): one Ping per endpoint
