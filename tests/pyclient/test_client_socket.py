@@ -24,6 +24,24 @@ def tearDownModule():
     D.cleanup()
 
 
+class within:
+    """Fails the test (instead of hanging it) when the block takes longer."""
+
+    def __init__(self, seconds, what):
+        self.seconds, self.what = seconds, what
+
+    def _fire(self, *_):
+        raise AssertionError("%s: still waiting after %d s" % (self.what, self.seconds))
+
+    def __enter__(self):
+        self.old = signal.signal(signal.SIGALRM, self._fire)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self.old)
+
+
 def jobs(n, tag="j"):
     return [{"id": "%s%d" % (tag, i), "code": "print(%d * 7)" % i} for i in range(n)]
 
@@ -178,6 +196,28 @@ class Busy(unittest.TestCase):
         c.close()
 
 
+class Unmatched(unittest.TestCase):
+    def test_line_past_max_request_gets_its_error(self):
+        """The daemon answers a line past --max-request without an id: the
+        longest line waiting gets it, the others their own answers."""
+        d = Daemon("--max-request", "4096", workers=1)
+        try:
+            with Client(socket=d.sock, max_request_bytes=1 << 20) as c:
+                reqs = jobs(6)
+                reqs.insert(3, {"id": "big", "code": "x = '%s'" % ("a" * 8000)})
+                with within(20, "a request past --max-request"):
+                    rs = list(c.run_many(reqs, concurrency=7))
+            self.assertEqual(sorted(r.index for r in rs), list(range(7)))
+            big = [r for r in rs if r.request_id == "big"][0]
+            self.assertEqual(big.error.code, "too_large")
+            self.assertTrue(all(r.ok for r in rs if r is not big))
+            # Without a limit of its own, the client refuses it before sending.
+            with Client(socket=d.sock, max_request_bytes=4096) as c:
+                self.assertEqual(c.execute(reqs[3]).error.code, "too_large")
+        finally:
+            d.cleanup()
+
+
 class Failover(unittest.TestCase):
     def test_kill_one_of_two_mid_run(self):
         a, b = Daemon(workers=1), Daemon(workers=1)
@@ -218,16 +258,8 @@ class Failover(unittest.TestCase):
                        retry_down=5)
             os.kill(a.pid, signal.SIGSTOP)
             t0 = time.monotonic()
-
-            def hung(*_):
-                raise AssertionError("requests to the stopped daemon never moved on")
-            old = signal.signal(signal.SIGALRM, hung)
-            signal.alarm(20)
-            try:
+            with within(20, "requests to the stopped daemon"):
                 rs = list(c.run_many(jobs(6), concurrency=4))
-            finally:
-                signal.alarm(0)
-                signal.signal(signal.SIGALRM, old)
             os.kill(a.pid, signal.SIGCONT)
             check_once(self, rs, 6)
             self.assertTrue(all(r.endpoint == "unix:" + b.sock for r in rs))

@@ -27,7 +27,8 @@ import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from .results import Error, Limits, Ping, Result
-from .transport import EndpointDown, HttpTransport, SocketTransport, Unauthorized
+from .transport import (ConnectionBusy, EndpointDown, HttpTransport, SocketTransport,
+                        Unauthorized)
 
 DEFAULT_SOCKET = "/run/sandboxd.sock"
 
@@ -260,6 +261,8 @@ class Client:
             attempts += 1
             try:
                 resp, retry_after = ep.t.call(req)
+            except ConnectionBusy as e:  # busy, for the connection: not down
+                resp, retry_after = {"error": {"code": "busy", "message": str(e)}}, None
             except EndpointDown as e:
                 last_down = str(e)
                 self._release(ep, last_down)

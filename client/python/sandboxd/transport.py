@@ -29,6 +29,12 @@ class Unauthorized(Exception):
     """The HTTP front refused the bearer token (401)."""
 
 
+class ConnectionBusy(EndpointDown):
+    """The daemon answered `busy` for the connection as a whole (no request
+    id) and closed it, or a request line it could not take: the requests
+    on it are to be sent again after a backoff, the endpoint is not down."""
+
+
 _ids = itertools.count(1)
 
 
@@ -49,12 +55,14 @@ class _Conn:
 
 
 class _Slot:
-    __slots__ = ("event", "response", "failure")
+    __slots__ = ("event", "response", "failure", "size", "busy")
 
-    def __init__(self):
+    def __init__(self, size: int):
         self.event = threading.Event()
         self.response: Optional[Dict[str, Any]] = None
         self.failure: Optional[str] = None
+        self.size = size
+        self.busy = False
 
 
 class SocketTransport:
@@ -108,15 +116,18 @@ class SocketTransport:
                 if not isinstance(obj, dict):
                     continue
                 rid = obj.get("id")
+                err = obj.get("error")
+                kill = None
                 with self._lock:
                     slot = conn.pending.pop(rid, None) if isinstance(rid, str) else None
-                    if slot is None and rid is None and isinstance(obj.get("error"), dict):
-                        # A connection-level refusal (busy, forbidden), sent
-                        # just before the daemon closes the connection.
-                        conn.conn_error = obj["error"]
+                    if slot is None and rid is None and isinstance(err, dict):
+                        slot, kill = self._unmatched(conn, err)
                 if slot is not None:
-                    slot.response = obj
+                    slot.response = dict(obj, id=rid) if rid is not None else obj
                     slot.event.set()
+                if kill:
+                    reason = kill
+                    break
         except OSError as e:
             reason = "read: %s" % e
         self._kill(conn, reason)
@@ -124,6 +135,25 @@ class SocketTransport:
             if f is not None:
                 f.close()
             conn.sock.close()
+
+    @staticmethod
+    def _unmatched(conn: _Conn, err: Dict[str, Any]):
+        """An error without a request id (under self._lock). `too_large`: a
+        line past the daemon's --max-request, which it skips; the longest
+        line waiting is that one (any longer one is past the limit too), so
+        it gets the error. Anything else (`busy` for a line that did not fit
+        the buffer budget, or before the daemon closes the connection;
+        `forbidden`) cannot be matched: the connection is given up (the
+        daemon cancels its jobs) and its requests are sent again, so none
+        waits forever. Returns (slot to answer, reason to close or None)."""
+        if err.get("code") == "too_large" and conn.pending:
+            rid = max(conn.pending, key=lambda k: conn.pending[k].size)
+            return conn.pending.pop(rid), None
+        conn.conn_error = err
+        if err.get("code") == "busy":
+            for slot in conn.pending.values():
+                slot.busy = True
+        return None, "the daemon refused a line it could not tell the id of"
 
     def _kill(self, conn: _Conn, reason: str) -> None:
         """Fails every request waiting on conn; closing the connection makes
@@ -149,8 +179,8 @@ class SocketTransport:
         Returns (response, None): Retry-After exists only over HTTP."""
         conn = self._connect()
         rid = wire_id()
-        slot = _Slot()
         line = (json.dumps(dict(request, id=rid), ensure_ascii=False) + "\n").encode()
+        slot = _Slot(len(line))
         with self._lock:
             if conn.dead is not None:
                 raise EndpointDown("%s: %s" % (self.name, conn.dead))
@@ -162,6 +192,8 @@ class SocketTransport:
             self._kill(conn, "write: %s" % e)
         slot.event.wait()
         if slot.response is None:
+            if slot.busy:
+                raise ConnectionBusy("%s: %s" % (self.name, slot.failure))
             raise EndpointDown("%s: %s" % (self.name, slot.failure))
         return slot.response, None
 
