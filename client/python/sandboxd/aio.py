@@ -46,18 +46,24 @@ class AsyncClient:
         q: "asyncio.Queue" = asyncio.Queue()
         stop = threading.Event()
 
+        def put(item):
+            try:
+                loop.call_soon_threadsafe(q.put_nowait, item)
+            except RuntimeError:  # the loop is gone: nobody is listening
+                stop.set()
+
         def pump():
             gen = self.client.run_many(requests, concurrency)
             try:
                 for r in gen:
-                    loop.call_soon_threadsafe(q.put_nowait, r)
+                    put(r)
                     if stop.is_set():
                         break
-            except BaseException as e:  # handed to the consumer
-                loop.call_soon_threadsafe(q.put_nowait, e)
+            except Exception as e:  # handed to the consumer
+                put(e)
             finally:
                 gen.close()
-                loop.call_soon_threadsafe(q.put_nowait, None)
+                put(None)
 
         t = threading.Thread(target=pump, daemon=True, name="sandboxd-aio-many")
         t.start()
