@@ -116,11 +116,11 @@ class Typed(unittest.TestCase):
         self.assertEqual(sorted((r.index, r.ok) for r in rs), [(0, False), (1, True)])
 
     def test_run_many_streams_every_result_once(self):
-        rs = list(self.c.run_many(jobs(16), concurrency=6))
-        check_once(self, rs, 16)
+        rs = list(self.c.run_many(jobs(10), concurrency=6))
+        check_once(self, rs, 10)
         # The control: a lost or doubled result is caught.
         with self.assertRaises(AssertionError):
-            check_once(self, rs[1:] + rs[:2], 16)
+            check_once(self, rs[1:] + rs[:2], 10)
 
     def test_run_many_streams_as_they_finish(self):
         reqs = [{"id": "slow", "code": "import time; time.sleep(0.6)"},
@@ -173,12 +173,12 @@ class Busy(unittest.TestCase):
         d = Daemon("--queue", "1", "--max-queued-per-peer", "1", workers=1)
         try:
             c = Client(socket=d.sock, backoff_base=0.01, backoff_max=0.1)
-            rs = list(c.run_many(jobs(12), concurrency=6))
-            check_once(self, rs, 12)
+            rs = list(c.run_many(jobs(8), concurrency=6))
+            check_once(self, rs, 8)
             self.assertTrue(any(r.attempts > 1 for r in rs), "no busy answer to retry")
             # The control: without time to retry, the same load shows busy.
             c2 = Client(socket=d.sock, busy_timeout=0)
-            rs = list(c2.run_many(jobs(12), concurrency=6))
+            rs = list(c2.run_many(jobs(8), concurrency=6))
             self.assertTrue(any(r.error and r.error.code == "busy" for r in rs))
             c.close()
             c2.close()
@@ -224,14 +224,14 @@ class Failover(unittest.TestCase):
         try:
             c = Client(sockets=[a.sock, b.sock], retry_down=0.2, unavailable_timeout=5)
             reqs = [{"id": "j%d" % i, "code": "import time; time.sleep(0.05); print(%d * 7)" % i}
-                    for i in range(24)]
+                    for i in range(16)]
             rs, killed = [], False
             for r in c.run_many(reqs, concurrency=8):
                 rs.append(r)
                 if len(rs) == 4 and not killed:
                     a.kill()
                     killed = True
-            check_once(self, rs, 24)
+            check_once(self, rs, 16)
             resent = [r for r in rs if r.attempts > 1]
             self.assertTrue(resent, "the kill hit no request in flight")
             self.assertTrue(all(r.endpoint == "unix:" + b.sock for r in resent))

@@ -211,19 +211,27 @@ class Client:
             e.last_progress = time.monotonic()
 
     def ping(self) -> List[Ping]:
-        """Pings every endpoint (a fresh connection each): one Ping per endpoint
-        that answered; the worker counts it reports weight the load spread."""
-        out = []
-        for e in self._eps:
+        """Pings every endpoint at once (a fresh connection each): one Ping per
+        endpoint that answered, in endpoint order; the worker counts they
+        report weight the load spread."""
+        got: List[Optional[Ping]] = [None] * len(self._eps)
+
+        def one(i, e):
             try:
-                p = Ping.from_dict(e.t.ping(self.ping_timeout), e.name)
+                got[i] = Ping.from_dict(e.t.ping(self.ping_timeout), e.name)
             except (EndpointDown, Unauthorized):
-                continue
-            if p.workers > 0:
-                e.weight = p.workers
+                return
+            if got[i].workers > 0:
+                e.weight = got[i].workers
                 e.pinged = True
-            out.append(p)
-        return out
+
+        threads = [threading.Thread(target=one, args=(i, e), daemon=True)
+                   for i, e in enumerate(self._eps)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return [p for p in got if p is not None]
 
     def _backoff(self, n: int, retry_after: Optional[float]) -> float:
         """Equal jitter: half the exponential step, plus a random part of the
