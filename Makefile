@@ -70,7 +70,8 @@ TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
+.PHONY: all deps run bench install uninstall install-python uninstall-python pyclient \
+	check-cluster-local fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	stress check-stress ops \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz
@@ -197,6 +198,27 @@ check-stress: deps
 ops: all
 	@SBX_BUILD=$(BUILD) PYTHONPATH=tests/ops tests/run_suite.sh ops $(sort $(wildcard tests/ops/test_*.py))
 
+# The Python client (client/python) against real daemons: its own unit tests
+# over the socket and over HTTP (a stdlib test double of the front), and the
+# harness drop-ins. About 15 s.
+PYCLIENT_TESTS := tests/pyclient/test_client_socket.py tests/pyclient/test_client_http.py \
+	tests/pyclient/test_client_adapters.py
+pyclient: all
+	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh pyclient $(PYCLIENT_TESTS)
+
+# Heavier (its own budget in .ci/run, 1-3 minutes): three daemons, 1,000
+# jobs from the Python client over their sockets, one daemon killed mid-run,
+# and the same through three sandboxd-http fronts when it is built;
+# the package installed offline into a venv and by make install-python
+# (needs Debian's venv, pip and setuptools); the harness examples on tasks of
+# the shared datasets.
+check-cluster-local: deps
+	$(call apt_need,python3-venv python3-pip python3-setuptools python3-wheel)
+	@$(MAKE) --no-print-directory all
+	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh cluster-local \
+	  tests/pyclient/cluster_local.py tests/pyclient/test_client_install.py \
+	  tests/pyclient/test_client_examples.py
+
 # The tree's shape on the built objects: no link-level cycle, calls only down
 # the component order, the size rule, libsbx without daemon symbols, and a
 # hardened daemon ELF (tests/layout/test_layout.py).
@@ -206,7 +228,8 @@ layout: all
 # Every suite runs even when an earlier one fails, so one failure never hides
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
-CHECK_SUITES := unit:unit runner-tests:runner layout:layout ops:ops integration:integration
+CHECK_SUITES := unit:unit runner-tests:runner layout:layout ops:ops integration:integration \
+	pyclient:pyclient
 # Assertion statements in each suite's own files (a static count: what a
 # restructuring of the tests must not lose), printed beside the results.
 count_asserts = $(shell cat $(1) /dev/null | grep -cE '$(2)')
@@ -217,6 +240,7 @@ ASSERTS_runner = $(call count_asserts,$(wildcard tests/runner/*.py),$(PY_ASSERT)
 ASSERTS_layout = $(call count_asserts,$(wildcard tests/layout/*.py),$(PY_ASSERT))
 ASSERTS_ops = $(call count_asserts,$(wildcard tests/ops/*.py),$(PY_ASSERT))
 ASSERTS_integration = $(call count_asserts,$(INTEG_SRC),$(C_ASSERT))
+ASSERTS_pyclient = $(call count_asserts,$(PYCLIENT_TESTS),$(PY_ASSERT))
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
 	@sum=$$(mktemp); trap 'rm -f "$$sum"' EXIT; rc=0; \
@@ -230,7 +254,8 @@ check: deps
 	  if [ -n "$$line" ]; then \
 	    read -r _ p f k t <<< "$$line"; \
 	    case $$s in unit) a=$(ASSERTS_unit);; runner) a=$(ASSERTS_runner);; \
-	      layout) a=$(ASSERTS_layout);; ops) a=$(ASSERTS_ops);; integration) a=$(ASSERTS_integration);; *) a=-;; esac; \
+	      layout) a=$(ASSERTS_layout);; ops) a=$(ASSERTS_ops);; \
+	      integration) a=$(ASSERTS_integration);; pyclient) a=$(ASSERTS_pyclient);; *) a=-;; esac; \
 	    printf '%-12s %7s %7s %8s %9s %8s\n' "$$s" $$p $$f $$k $$t $$a; \
 	  else \
 	    printf '%-12s did not report a summary (see its output above)\n' "$$s"; rc=1; \
@@ -378,6 +403,18 @@ install: all
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	for d in $(OWN_DIRS); do [ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d || exit 1; done
+
+# The Python client, plain files where Debian's python3 imports them
+# ($(PREFIX)/lib/python3.X/dist-packages; PEP 668 keeps pip out of the system
+# interpreter). A venv install is `pip install ./client/python` (README).
+PY_SITE = $(PREFIX)/lib/$(shell /usr/bin/python3 -c \
+	'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages
+install-python:
+	install -d $(DESTDIR)$(PY_SITE)/sandboxd
+	install -m 0644 client/python/sandboxd/*.py $(DESTDIR)$(PY_SITE)/sandboxd/
+
+uninstall-python:
+	rm -rf $(DESTDIR)$(PY_SITE)/sandboxd
 
 SOURCES := $(shell find common sandboxd client tests examples -name '*.[ch]' 2>/dev/null)
 format:
