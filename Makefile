@@ -379,7 +379,7 @@ OWN_DIRS := $(DATADIR)/policies $(DATADIR) $(DOCDIR)
 # sandboxd-init must stay root's and writable by root alone (the daemon
 # refuses it otherwise): installed as root, it is made so explicitly.
 ROOT_OWN := $(shell [ "$$(id -u)" = 0 ] && echo "-o 0 -g 0")
-install: all
+install: all install-python
 	install -d $(addprefix $(DESTDIR),$(BINDIR) $(DATADIR)/policies $(DOCDIR) $(LIBDIR) \
 	  $(INCLUDEDIR) $(UNITDIR) $(SYSUSERSDIR) \
 	  $(sort $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m))))))
@@ -400,7 +400,7 @@ install: all
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	install -m 0644 examples/systemd/sandboxd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sandboxd.conf
 
-uninstall:
+uninstall: uninstall-python
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	for d in $(OWN_DIRS); do [ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d || exit 1; done
 

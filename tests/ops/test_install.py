@@ -16,6 +16,7 @@ after `make all` (make check builds it). Environment: SBX_BUILD.
 import glob
 import json
 import os
+import sys
 import shutil
 import socket
 import stat
@@ -44,6 +45,9 @@ def expected(prefix):
               for p in ["README.md", "SECURITY.md"] + glob.glob("docs/*.md")]
     files += ["share/man/man%s/%s" % (p[-1], os.path.basename(p)) for p in glob.glob("docs/man/*.[1-8]")]
     files += ["lib/systemd/system/" + u for u in UNITS]
+    # The Python client, into this interpreter's dist-packages (make install-python).
+    site = "lib/python%d.%d/dist-packages/sandboxd/" % sys.version_info[:2]
+    files += [site + os.path.basename(p) for p in glob.glob("client/python/sandboxd/*.py")]
     return sorted(prefix.lstrip("/") + "/" + f for f in files)
 
 
