@@ -68,6 +68,10 @@ static pid_t find_process(uid_t base, unsigned n, unsigned long *uid_out)
 		ssize_t len = read(fd, buf, sizeof buf - 1);
 		close(fd);
 		buf[len > 0 ? len : 0] = '\0';
+		/* A zombie (a killed daemon's fork server init, not yet reaped by
+		 * whoever adopted it) runs nothing and takes no signal. */
+		if (strstr(buf, "\nState:\tZ"))
+			continue;
 		const char *u = strstr(buf, "\nUid:");
 		unsigned long id[4];
 		if (!u || sscanf(u + 5, "%lu %lu %lu %lu", &id[0], &id[1], &id[2], &id[3]) != 4)
