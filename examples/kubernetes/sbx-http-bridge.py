@@ -71,10 +71,11 @@ class Front:
                 if conn is not None:
                     conn.close()
                     conn = None
-                if time.monotonic() + delay > deadline:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     return error(req_id, "internal", "HTTP front %s:%s unreachable: %s" %
                                  (self.host, self.port or 80, e)), None
-                time.sleep(delay)
+                time.sleep(min(delay, left))
                 delay = min(delay * 2, 5.0)
         try:
             resp = json.loads(body)

@@ -14,8 +14,9 @@
 - The eval Job's path to the daemon: `sbx eval` through sbx-http-bridge.py
   to an HTTP front's POST /v1/run gives the scores of a run on the socket,
   with the real sandboxd-http when it is built here (else that test skips),
-  and with a stand-in front that follows the same contract; a wrong token
-  stops the run with the front's 401, never a quiet empty result.
+  and with a stand-in front that follows the same contract and answers
+  every third job `busy` (504), which sbx retries; a wrong token or a front
+  that does not answer stops the run, never a quiet empty result.
 """
 import glob
 import http.server
@@ -199,8 +200,12 @@ class StandInFront(http.server.ThreadingHTTPServer):
     answer the daemon's JSON, 504 when it is `busy`, 401 without the token."""
     daemon_threads = True
 
-    def __init__(self, daemon_socket, token):
+    def __init__(self, daemon_socket, token, busy_every=0):
         self.daemon_socket, self.token = daemon_socket, token
+        # Every busy_every-th job request is answered `busy` (504) without
+        # reaching the daemon, as a full queue would be.
+        self.busy_every, self.count, self.busy_sent = busy_every, 0, 0
+        self.lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), StandInHandler)
 
 
@@ -223,6 +228,15 @@ class StandInHandler(http.server.BaseHTTPRequestHandler):
             return self.send(401, b"unauthorized\n", "text/plain")
         if self.path != "/v1/run":
             return self.send(404, b'{"id":null,"error":{"code":"bad_request","message":"?"}}')
+        req = json.loads(body)
+        with self.server.lock:
+            self.server.count += 1
+            busy = (req.get("op") != "ping" and self.server.busy_every and
+                    self.server.count % self.server.busy_every == 0)
+            self.server.busy_sent += bool(busy)
+        if busy:
+            return self.send(504, json.dumps({"id": req.get("id"), "error": {
+                "code": "busy", "message": "simulated full queue"}}).encode())
         with socket.socket(socket.AF_UNIX) as s:
             s.connect(self.server.daemon_socket)
             s.sendall(body.strip() + b"\n")
@@ -327,15 +341,30 @@ class TestBridge(unittest.TestCase):
         self.assertIn(refusal, p.stderr)
 
     def test_standin_front(self):
-        front = StandInFront(self.socket, self.token)
+        front = StandInFront(self.socket, self.token, busy_every=3)
         threading.Thread(target=front.serve_forever, daemon=True).start()
         try:
             # A plain-text 401: the bridge turns it into an error naming it.
             self.check_front("http://127.0.0.1:%d" % front.server_address[1], "standin",
                              "HTTP 401 from the front")
+            # The 504s reached sbx as `busy` and were retried: same scores.
+            self.assertGreater(front.busy_sent, 5)
         finally:
             front.shutdown()
             front.server_close()
+
+    def test_unreachable_front(self):
+        """A front that does not answer: the bridge retries for --retry-s,
+        then the run stops naming it (and resumes when rerun)."""
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]  # closed again: nothing listens there
+        sock = self.bridge("http://127.0.0.1:%d" % port, self.token, "nowhere")
+        t0 = time.monotonic()
+        p = self.eval(sock, "nowhere", check=False)
+        self.assertNotEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("unreachable", p.stderr)
+        self.assertGreater(time.monotonic() - t0, 4)  # --retry-s 5 was waited out
 
     def test_sandboxd_http(self):
         exe = os.environ.get("SBX_HTTP_FRONT") or os.path.join(BUILD, "sandboxd-http")
