@@ -339,6 +339,17 @@ class TestSlurm(unittest.TestCase):
             if f.startswith("sbx-eval-") and f.endswith(".out"):
                 with open(os.path.join(out, f)) as fh:
                     self.assertIn("daemon: job", fh.read())
+        # Each task stopped its daemon: none with the private uid range left.
+        mark = b"\0--uid-base\0%d\0" % self.uid_base(1)
+        left = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as fh:
+                    if mark in fh.read() + b"\0":
+                        left.append(pid)
+            except OSError:
+                pass
+        self.assertEqual(left, [], "private daemons still running")
 
     def test_scores_differ_without_a_shard(self):
         """Control: the reference tells a partial merge from a whole one, and
