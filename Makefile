@@ -72,7 +72,7 @@ SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall install-python uninstall-python pyclient \
 	check-cluster-local fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
-	stress check-stress ops \
+	stress check-stress ops k8s-schemas cluster cluster-deps apt-node check-cluster \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz
 
@@ -218,6 +218,42 @@ check-cluster-local: deps
 	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh cluster-local \
 	  tests/pyclient/cluster_local.py tests/pyclient/test_client_install.py \
 	  tests/pyclient/test_client_examples.py
+
+# The cluster tier (make check-cluster, its own budget in .ci/run):
+# examples/slurm/ on a one-node Slurm cluster the test starts (Debian's
+# slurmctld, slurmd and munge), and examples/kubernetes/ offline: the
+# manifests against the Kubernetes schemas (npm's kubernetes-models, pinned
+# by tests/cluster/k8s-schemas/package-lock.json, installed into
+# $(BUILD)/k8s-schemas: the only step that needs the network) and sbx eval
+# through the eval Job's HTTP bridge. What cannot be installed or started
+# here is skipped with the reason (tests/cluster/*.py).
+CLUSTER_TESTS := tests/cluster/test_kubernetes.py tests/cluster/test_slurm.py
+K8S_SCHEMAS := $(BUILD)/k8s-schemas/node_modules/.installed
+$(K8S_SCHEMAS): tests/cluster/k8s-schemas/package.json tests/cluster/k8s-schemas/package-lock.json
+	@mkdir -p $(BUILD)/k8s-schemas && cp $^ $(BUILD)/k8s-schemas/
+	@if ! command -v npm >/dev/null; then \
+	  echo "k8s-schemas: no npm; the manifest schema tests will skip" >&2; \
+	else cd $(BUILD)/k8s-schemas && npm ci --no-audit --no-fund --ignore-scripts \
+	  --loglevel=error && touch node_modules/.installed || \
+	  echo "k8s-schemas: npm ci failed; the manifest schema tests will skip" >&2; fi
+
+k8s-schemas: $(K8S_SCHEMAS)
+
+# Debian's node and npm only when there is no node at all (a newer one from
+# elsewhere is kept). A package that cannot be installed is not an error
+# here: its tests skip and say why.
+cluster-deps:
+	-$(call apt_need,slurmctld slurmd slurm-client munge python3-yaml)
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory apt-node
+
+apt-node:
+	-$(call apt_need,nodejs npm)
+
+cluster: all $(K8S_SCHEMAS)
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh cluster $(CLUSTER_TESTS)
+
+check-cluster: deps cluster-deps
+	@$(MAKE) --no-print-directory cluster
 
 # The tree's shape on the built objects: no link-level cycle, calls only down
 # the component order, the size rule, libsbx without daemon symbols, and a
