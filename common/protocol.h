@@ -102,6 +102,7 @@
 #define TM_ACCEPT_US "accept_us"
 #define TM_QUEUE_US "queue_us"
 #define TM_SETUP_HOST_US "setup_host_us"
+#define TM_FORK_US "fork_us"
 #define TM_SETUP_JAIL_US "setup_jail_us"
 #define TM_START_US "start_us"
 #define TM_USER_CODE_US "user_code_us"

@@ -114,6 +114,8 @@ enum jail_hit { JAIL_HIT_NONE, JAIL_HIT_CPU, JAIL_HIT_WALL, JAIL_HIT_OUTPUT, JAI
  * may ask for. */
 struct jail_times {
 	uint64_t clone_ns, go_ns, exec_ns, exit_ns, reaped_ns;
+	/* warm: the job's own report that it was forked, before its layers */
+	uint64_t forked_ns;
 };
 
 /* How the job's processes ended, as seen from outside. */

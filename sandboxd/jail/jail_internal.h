@@ -4,6 +4,7 @@
 #define SBX_JAIL_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 
 struct jail_spec;
@@ -45,7 +46,9 @@ struct jail_child {
 
 /* USERNS: a fork server's init has made its user namespace and waits for
  * the daemon to write its id maps (warm.c). */
-enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2, JAIL_MSG_USERNS = 3 };
+/* FORKED: a warm job, forked, on the monotonic clock (ns), before its
+ * layers: only for the response's timing. */
+enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2, JAIL_MSG_USERNS = 3, JAIL_MSG_FORKED = 4 };
 
 /* Fixed-size records, smaller than PIPE_BUF so each write is atomic. */
 struct jail_msg {
@@ -54,6 +57,7 @@ struct jail_msg {
 	int status; /* the payload's wait status */
 	char text[64];
 	struct rusage ru;
+	uint64_t ns; /* FORKED */
 };
 
 /* The clone() child of jail_run, still a copy of the daemon: places the

@@ -134,6 +134,9 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 		r->have_status = true;
 		r->status = m.status;
 		r->ru = m.ru;
+	} else if (m.kind == JAIL_MSG_FORKED && f->warm && !r->times.forked_ns &&
+		   m.ns >= r->times.go_ns && m.ns <= clock_mono_ns()) {
+		r->times.forked_ns = m.ns; /* a time, only ever shown as one */
 	} else if (m.kind == JAIL_MSG_ERROR) {
 		char what[96];
 		snprintf(what, sizeof what, "jail setup failed at %s", m.text);

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandboxd/jail/caps.h"
@@ -224,6 +225,13 @@ EXPORT int warmfork_child(void)
 	/* In its cgroup already: its parent, the reaper, was put there before
 	 * it forked the job. */
 	STEP(prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
+	struct jail_msg m;
+	memset(&m, 0, sizeof m);
+	m.kind = JAIL_MSG_FORKED;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	m.ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	(void)!write(st, &m, sizeof m);
 	void *blob;
 	size_t blob_len;
 	const struct jail_spec *s = load_spec(st, &blob, &blob_len);

@@ -10,7 +10,8 @@
 #include "sandboxd/run/run_priv.h"
 
 static const char *const tm_names[RUN_TM_COUNT] = {
-    TM_ACCEPT_US, TM_QUEUE_US, TM_SETUP_HOST_US, TM_SETUP_JAIL_US, TM_START_US,	  TM_USER_CODE_US,
+    TM_ACCEPT_US, TM_QUEUE_US, TM_SETUP_HOST_US, TM_FORK_US, TM_SETUP_JAIL_US, TM_START_US,
+    TM_USER_CODE_US,
     TM_TESTS_US,  TM_EXIT_US,  TM_RUN_US,	 TM_TEARDOWN_US,   TM_RESPONSE_US};
 
 /* Adds the phase ending at `at` (0: not seen) and moves the mark there. */
@@ -45,6 +46,8 @@ void run_timing_add(struct run_timing *t, const struct run_facts *f, const struc
 {
 	const struct jail_times *jt = &f->r.times;
 	run_timing_pass(t, RUN_TM_SETUP_HOST, jt->go_ns);
+	if (jt->forked_ns) /* warm only: a cold run has no such moment */
+		run_timing_pass(t, RUN_TM_FORK, jt->forked_ns);
 	run_timing_pass(t, RUN_TM_SETUP_JAIL, jt->exec_ns);
 	if (fb) {
 		run_timing_pass(t, RUN_TM_START, fb->compile_ns);
