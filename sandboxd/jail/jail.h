@@ -94,6 +94,9 @@ struct jail_spec {
 	/* stdout and stderr together, in encoded bytes (each is capped at
 	 * output_kb on its own); 0: twice output_kb */
 	size_t output_total;
+	/* The request fetches files: once the payloads run, the supervisor
+	 * opens the job's /work (workfiles.c) into jail_result.work_fd. */
+	bool keep_work;
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */
@@ -128,6 +131,11 @@ struct jail_result {
 	bool watchdog; /* a test ran past its time limit and the job was stopped */
 	bool warm;     /* forked from a slot's fork server, not a fresh interpreter */
 	struct jail_times times;
+	/* With keep_work: an O_PATH descriptor of the job's /work, opened while
+	 * the job ran, that keeps its tmpfs readable after the run (closed by
+	 * jail_result_free); have_work false when it could not be opened. */
+	bool have_work;
+	int work_fd;
 };
 
 /* Test runs: what supervise() does with the result channel's lines. */

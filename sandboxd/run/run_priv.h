@@ -60,6 +60,13 @@ void run_facts_usage(const struct run_facts *f, uint64_t *cpu_ms, uint64_t *wall
 		     uint64_t *mem_kb);
 uint64_t run_rusage_cpu_ms(const struct rusage *ru);
 
+/* fetch.c: the request's fetch_files, read from the job's kept /work:
+ * path -> {"base64": …} or {"error": why}; NULL when out of memory. At
+ * most fetch_budget() bytes in all (a quarter of --max-response-mb, at
+ * most PROTO_FETCH_MAX_BYTES), which run_one keeps free of output. */
+size_t fetch_budget(const struct config *cfg);
+json_t *fetch_json(const struct config *cfg, const struct job *j, const struct jail_result *r);
+
 /* verdict.c: every verdict of the daemon. */
 void verdict_run(const struct run_facts *f, struct run_verdict *out);
 /* What the runner's records add up to, given the run's own verdict (a job
