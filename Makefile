@@ -6,7 +6,7 @@ SAN ?=
 OPT ?= -O2
 PKGS := libseccomp libcap jansson
 DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
-	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc
+	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc libmicrohttpd-dev
 # What the benchmark tasks (BigCodeBench) import inside the jail.
 PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz
@@ -73,7 +73,7 @@ SHELL := /bin/bash
 .PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	stress check-stress \
 	integration asan check-asan format format-check lint layout clean
-all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/runner.pyz
+all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/runner.pyz $(BUILD)/sandboxd-http
 
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(PY_PKGS); do \
@@ -128,6 +128,13 @@ $(BUILD)/sandboxd-init: $(INIT_OBJ)
 
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The HTTP front (docs/http.md): libsbx and libmicrohttpd, no daemon code
+# (tests/layout checks it). Its objects get libmicrohttpd's flags.
+HTTP_OBJ := $(call obj,$(wildcard client/http/*.c))
+$(HTTP_OBJ): CFLAGS += $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+$(BUILD)/sandboxd-http: $(HTTP_OBJ) $(BUILD)/libsbx.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
 
 # The in-jail test runner as one file, beside the daemon (which looks there
 # first): a zipapp of sandboxd/feedback/runner/ (__main__.py and the sbx_runner
