@@ -71,7 +71,7 @@ TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
-	stress check-stress \
+	stress check-stress http check-http \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/runner.pyz $(BUILD)/sandboxd-http
 
@@ -175,6 +175,23 @@ runner-tests: $(BUILD)/runner.pyz
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
 
+# The HTTP front against a real daemon (tests/http/, Python's unittest with
+# Debian's python3-requests): the fast suite runs in make check; the heavy
+# one (a flood, 64 concurrent HumanEval clients, the front under ASan) in
+# make check-http, its own budget in .ci/run.
+HTTP_FAST := tests/http/test_http_api.py
+HTTP_HEAVY := tests/http/test_http_load.py
+http: all
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh http $(HTTP_FAST)
+
+HTTP_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check-http: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="$(HTTP_ASAN)" build-asan/sandboxd-http
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh http-load $(HTTP_HEAVY)
+	@SBX_BUILD=$(BUILD) SBX_HTTP_BIN=$(CURDIR)/build-asan/sandboxd-http \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/run_suite.sh http-asan $(HTTP_FAST)
+
 stress: all $(STRESS_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh stress $(STRESS_BIN)
 
@@ -190,7 +207,7 @@ layout: all
 # Every suite runs even when an earlier one fails, so one failure never hides
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
-CHECK_SUITES := unit:unit runner-tests:runner layout:layout integration:integration
+CHECK_SUITES := unit:unit runner-tests:runner layout:layout integration:integration http:http
 # Assertion statements in each suite's own files (a static count: what a
 # restructuring of the tests must not lose), printed beside the results.
 count_asserts = $(shell cat $(1) /dev/null | grep -cE '$(2)')
@@ -200,6 +217,7 @@ ASSERTS_unit = $(call count_asserts,$(UNIT_SRC),$(C_ASSERT))
 ASSERTS_runner = $(call count_asserts,$(wildcard tests/runner/*.py),$(PY_ASSERT))
 ASSERTS_layout = $(call count_asserts,$(wildcard tests/layout/*.py),$(PY_ASSERT))
 ASSERTS_integration = $(call count_asserts,$(INTEG_SRC),$(C_ASSERT))
+ASSERTS_http = $(call count_asserts,$(HTTP_FAST),$(PY_ASSERT))
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
 	@sum=$$(mktemp); trap 'rm -f "$$sum"' EXIT; rc=0; \
@@ -213,7 +231,8 @@ check: deps
 	  if [ -n "$$line" ]; then \
 	    read -r _ p f k t <<< "$$line"; \
 	    case $$s in unit) a=$(ASSERTS_unit);; runner) a=$(ASSERTS_runner);; \
-	      layout) a=$(ASSERTS_layout);; integration) a=$(ASSERTS_integration);; *) a=-;; esac; \
+	      layout) a=$(ASSERTS_layout);; integration) a=$(ASSERTS_integration);; \
+	      http) a=$(ASSERTS_http);; *) a=-;; esac; \
 	    printf '%-12s %7s %7s %8s %9s %8s\n' "$$s" $$p $$f $$k $$t $$a; \
 	  else \
 	    printf '%-12s did not report a summary (see its output above)\n' "$$s"; rc=1; \

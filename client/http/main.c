@@ -226,8 +226,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd-http: cannot start the HTTP server\n");
 		return 1;
 	}
-	fprintf(stderr, "sandboxd-http: listening on %s, daemon %s, %zu token(s), uid %d\n",
-		cfg.listen_addr, cfg.socket, cfg.ntokens, (int)getuid());
+	/* The port as bound (--listen HOST:0 picks one; tests read it here). */
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	char hbuf[NI_MAXHOST] = "?", pbuf[NI_MAXSERV] = "?";
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		getnameinfo((struct sockaddr *)&ss, sl, hbuf, sizeof hbuf, pbuf, sizeof pbuf,
+			    NI_NUMERICHOST | NI_NUMERICSERV);
+	fprintf(stderr, "sandboxd-http: listening on %s port %s, daemon %s, %zu token(s), uid %d\n",
+		hbuf, pbuf, cfg.socket, cfg.ntokens, (int)getuid());
 	int sig = 0;
 	sigwait(&set, &sig);
 	fprintf(stderr, "sandboxd-http: signal %d, stopping\n", sig);
