@@ -236,7 +236,7 @@ struct MHD_Response *batch_response(const struct http_config *cfg, const char *b
 		char fid[48];
 		snprintf(fid, sizeof fid, "%s-%zu", b->prefix, i);
 		json_object_set_new(r, F_ID, json_string(fid));
-		http_set_tenant(r, tenant);
+		up_set_tenant(r, tenant);
 	}
 	char err[256];
 	bool mem = b->retry && b->answered && b->sent && b->ids;

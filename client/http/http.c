@@ -44,14 +44,6 @@ const struct http_token *http_auth(const struct http_config *cfg, const char *he
 	return found;
 }
 
-void http_set_tenant(json_t *req, const char *tenant)
-{
-	if (tenant && tenant[0])
-		json_object_set_new(req, F_TENANT, json_string(tenant));
-	else
-		json_object_del(req, F_TENANT);
-}
-
 static enum MHD_Result http_send(struct MHD_Connection *c, const char *route, unsigned status,
 				 const char *type, char *body, int retry_after)
 {
@@ -145,7 +137,7 @@ static enum MHD_Result http_run_code(struct MHD_Connection *c, const struct http
 		return http_json(c, route, 200, fusion_error(why, NULL), 0);
 	if (!req)
 		return http_json(c, route, 400, fusion_error(why, NULL), 0);
-	http_set_tenant(req, tenant);
+	up_set_tenant(req, tenant);
 	json_t *resp = http_call(cfg, req, err, sizeof err);
 	json_decref(req);
 	if (!resp)
@@ -165,7 +157,7 @@ static enum MHD_Result http_v1_run(struct MHD_Connection *c, const struct http_c
 		return http_json(
 		    c, route, 400,
 		    http_err(proto_errcode_name(E_BAD_JSON), "a request must be a JSON object"), 0);
-	http_set_tenant(body, tenant);
+	up_set_tenant(body, tenant);
 	json_t *resp = http_call(cfg, body, err, sizeof err);
 	if (!resp)
 		return http_json(c, route, 502, http_err(proto_errcode_name(E_INTERNAL), err), 0);

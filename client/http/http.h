@@ -39,6 +39,10 @@ struct http_config {
 void up_init(const struct http_config *cfg);
 void up_shutdown(void);
 json_t *up_call(json_t *req, int timeout_ms, char *err, size_t errlen);
+/* The tenant rule for every request to the daemon: the token's tenant, or
+ * none; a client never names its own (the front is --trust-uid, so the
+ * daemon would believe it). */
+void up_set_tenant(json_t *req, const char *tenant);
 /* A fresh id, unique within this process ("h<n>"). */
 void up_new_id(char *out, size_t len);
 /* The daemon connection API for batches, which keep one connection. */
@@ -71,9 +75,5 @@ struct MHD_Response *batch_response(const struct http_config *cfg, const char *b
 /* Splits a batch body (a JSON array, or one JSON object per line) into
  * requests; NULL with why. Exposed for the tests. */
 json_t *batch_parse(const char *body, size_t len, unsigned max, char *why, size_t whylen);
-
-/* The tenant rule for every native request: the token's tenant, or none;
- * a client never names its own. */
-void http_set_tenant(json_t *req, const char *tenant);
 
 #endif

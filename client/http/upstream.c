@@ -92,3 +92,11 @@ json_t *up_call(json_t *req, int timeout_ms, char *err, size_t errlen)
 	json_decref(theirs);
 	return resp;
 }
+
+void up_set_tenant(json_t *req, const char *tenant)
+{
+	if (tenant && tenant[0])
+		json_object_set_new(req, F_TENANT, json_string(tenant));
+	else
+		json_object_del(req, F_TENANT);
+}
