@@ -329,7 +329,8 @@ PREFIX ?= /usr/local
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sandboxd/policies \
 	  $(DESTDIR)$(PREFIX)/share/doc/sandboxd
-	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/sbx $(BUILD)/sandboxd-http \
+	  $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 policies/*.json $(DESTDIR)$(PREFIX)/share/sandboxd/policies/
 	install -m 0644 $(BUILD)/runner.pyz $(DESTDIR)$(PREFIX)/share/sandboxd/runner.pyz
 	install -m 0644 README.md SECURITY.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/sandboxd/

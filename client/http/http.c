@@ -157,11 +157,20 @@ static enum MHD_Result http_v1_run(struct MHD_Connection *c, const struct http_c
 		return http_json(
 		    c, route, 400,
 		    http_err(proto_errcode_name(E_BAD_JSON), "a request must be a JSON object"), 0);
+	/* The socket's rule for ids, checked here because the daemon sees the
+	 * front's id instead (upstream.c). */
+	const json_t *id = json_object_get(body, F_ID);
+	if (!json_is_string(id) || json_string_length(id) == 0 || json_string_length(id) > 256 ||
+	    strlen(json_string_value(id)) != json_string_length(id))
+		return http_json(c, route, 400,
+				 http_err(proto_errcode_name(E_BAD_REQUEST),
+					  "\"id\" must be a non-empty string of at most 256 bytes"),
+				 0);
 	up_set_tenant(body, tenant);
 	json_t *resp = http_call(cfg, body, err, sizeof err);
 	if (!resp)
 		return http_json(c, route, 502, http_err(proto_errcode_name(E_INTERNAL), err), 0);
-	unsigned st = http_is_busy(resp) ? 504 : 200;
+	unsigned st = http_status_of(resp);
 	return http_json(c, route, st, resp, st == 504 ? 1 : 0);
 }
 

@@ -15,7 +15,7 @@ import time  # noqa: E402
 import unittest  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_support import Stack, humaneval  # noqa: E402
+from http_support import Stack, humaneval, new_token  # noqa: E402
 
 try:
     import requests
@@ -150,6 +150,66 @@ class Flood(unittest.TestCase):
         finally:
             rest = st.close()
         self.assertEqual(rest, "")
+
+
+class Busy(unittest.TestCase):
+    """The daemon's busy is HTTP 504 with Retry-After, which verl retries."""
+
+    def test_busy_is_504_retry_after(self):
+        need()
+        st = Stack(daemon_args=["--queue", "2", "--max-queued-per-peer", "1"], workers=1)
+        try:
+            def one(i):
+                return requests.post(st.url + "/run_code", timeout=60,
+                                     json={"code": "import time; time.sleep(0.5); print(%d)" % i})
+            with cf.ThreadPoolExecutor(8) as ex:
+                rs = list(ex.map(one, range(8)))
+            codes = [r.status_code for r in rs]
+            self.assertIn(504, codes)
+            self.assertIn(200, codes)
+            for i, r in enumerate(rs):
+                if r.status_code == 504:
+                    self.assertEqual(r.headers.get("Retry-After"), "1")
+                    self.assertEqual(r.json()["status"], "SandboxError")
+                    self.assertEqual(r.json()["sandboxd"]["error"]["code"], "busy")
+                else:
+                    self.assertEqual(r.json()["run_result"]["stdout"], "%d\n" % i)
+            r = requests.post(st.url + "/v1/run", json={"id": "x", "code": "print(1)"}, timeout=60)
+            self.assertEqual(r.status_code, 200)
+        finally:
+            bad = st.close()
+        self.assertEqual(bad, "")
+
+
+    def test_tenant_per_token_not_per_client(self):
+        # Fairness counts per tenant (--max-queued-per-peer 1 here): the
+        # token's tenant is what the daemon sees, never one the client names
+        # (the front is --trust-uid, so the daemon would believe it).
+        need()
+        alice, bob = new_token(), new_token()
+        st = Stack(daemon_args=["--max-queued-per-peer", "1"], workers=1,
+                   tokens=[(alice, "alice"), (bob, "bob")])
+        try:
+            def post(tok, body):
+                return requests.post(st.url + "/v1/run", json=body, timeout=60,
+                                     headers={"Authorization": "Bearer " + tok})
+            slow = "import time; time.sleep(2)"
+            with cf.ThreadPoolExecutor(4) as ex:
+                running = ex.submit(post, alice, {"id": "r", "code": slow})
+                time.sleep(0.7)
+                queued = ex.submit(post, alice, {"id": "q", "code": slow})
+                time.sleep(0.5)
+                as_bob = post(alice, {"id": "x", "code": "print(1)", "tenant": "bob"})
+                self.assertEqual(as_bob.status_code, 504, as_bob.text)
+                self.assertEqual(as_bob.json()["error"]["code"], "busy")
+                real_bob = ex.submit(post, bob, {"id": "b", "code": "print(1)"})
+                self.assertEqual(real_bob.result().status_code, 200)
+                self.assertEqual(real_bob.result().json()["verdict"], "pass")
+                self.assertEqual(running.result().json()["verdict"], "pass")
+                self.assertEqual(queued.result().json()["verdict"], "pass")
+        finally:
+            bad = st.close()
+        self.assertEqual(bad, "")
 
 
 if __name__ == "__main__":
