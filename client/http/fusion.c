@@ -136,10 +136,10 @@ static const char *fusion_s(const json_t *o, const char *k)
 
 json_t *fusion_error(const char *message, const json_t *native)
 {
-	json_t *o =
-	    json_pack("{s:s,s:s,s:n,s:{s:s,s:n,s:n,s:s,s:s},s:{}}", "status", "SandboxError",
-		      "message", message, "compile_result", "run_result", "status", "Error",
-		      "execution_time", "return_code", "stdout", "", "stderr", "", "files");
+	json_t *o = json_pack("{s:s,s:s,s:n,s:{s:s,s:n,s:n,s:s,s:s},s:n,s:{}}", "status",
+			      "SandboxError", "message", message, "compile_result", "run_result",
+			      "status", "Error", "execution_time", "return_code", "stdout", "",
+			      "stderr", "", "executor_pod_name", "files");
 	if (o && native)
 		json_object_set(o, "sandboxd", (json_t *)native);
 	return o;
@@ -151,21 +151,23 @@ json_t *fusion_response(const json_t *native)
 	if (err)
 		return fusion_error(fusion_s(err, R_ERROR_MESSAGE), native);
 	const char *v = fusion_s(native, R_VERDICT);
-	const char *status = "Failed", *run_status = "Finished";
-	if (strcmp(v, "pass") == 0)
-		status = "Success";
-	else if (strcmp(v, "timeout") == 0)
-		run_status = "TimeLimitExceeded";
-	else if (strcmp(v, "memory_limit") == 0 || strcmp(v, "violation") == 0 ||
-		 strcmp(v, "output_limit") == 0)
-		run_status = "Error"; /* SandboxFusion has no word for these */
-	else if (strcmp(v, "error") == 0 || !v[0])
-		return fusion_error(native ? fusion_s(native, R_MESSAGE) : "no verdict", native);
+	if (strcmp(v, "error") == 0 || !v[0])
+		return fusion_error(v[0] ? fusion_s(native, R_MESSAGE) : "no verdict", native);
+	bool pass = strcmp(v, "pass") == 0, tle = strcmp(v, "timeout") == 0;
 	const json_t *ec = json_object_get(native, R_EXIT_CODE);
 	const json_t *sig = json_object_get(native, R_SIGNAL);
-	json_t *rc = json_is_integer(ec)    ? json_integer(json_integer_value(ec))
-		     : json_is_integer(sig) ? json_integer(-json_integer_value(sig))
-					    : json_null();
+	json_t *rc;
+	if (tle)
+		rc = json_null(); /* SandboxFusion has no exit status for a TLE */
+	else if (json_is_integer(ec) && (pass || json_integer_value(ec) != 0))
+		rc = json_integer(json_integer_value(ec));
+	else if (json_is_integer(sig))
+		rc = json_integer(-json_integer_value(sig)); /* as Python's subprocess */
+	else
+		/* A limit verdict on a job that itself exited 0 (the OOM killer
+		 * hit another of its processes): SIGKILL is what stopped it, and a
+		 * zero would read as a success to SandboxFusion's clients. */
+		rc = json_integer(-9);
 	double secs = (double)json_integer_value(
 			  json_object_get(json_object_get(native, R_USAGE), U_WALL_MS)) /
 		      1000.0;
@@ -178,10 +180,12 @@ json_t *fusion_response(const json_t *native)
 		if (json_is_string(b))
 			json_object_set(files, path, b);
 	}
-	const char *msg = fusion_s(native, R_MESSAGE);
-	return json_pack("{s:s,s:s,s:n,s:{s:s,s:f,s:o,s:s,s:s},s:o,s:O}", "status", status,
-			 "message", strcmp(v, "pass") == 0 ? "" : msg, "compile_result",
-			 "run_result", "status", run_status, "execution_time", secs, "return_code",
-			 rc, "stdout", fusion_s(native, R_STDOUT), "stderr",
-			 fusion_s(native, R_STDERR), "files", files, "sandboxd", native);
+	/* SandboxFusion's message is for SandboxError only; the native
+	 * response in "sandboxd" says why a run failed. */
+	return json_pack("{s:s,s:s,s:n,s:{s:s,s:f,s:o,s:s,s:s},s:n,s:o,s:O}", "status",
+			 pass ? "Success" : "Failed", "message", "", "compile_result", "run_result",
+			 "status", tle ? "TimeLimitExceeded" : "Finished", "execution_time", secs,
+			 "return_code", rc, "stdout", fusion_s(native, R_STDOUT), "stderr",
+			 fusion_s(native, R_STDERR), "executor_pod_name", "files", files,
+			 "sandboxd", native);
 }

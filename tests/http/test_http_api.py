@@ -63,8 +63,15 @@ class Api(unittest.TestCase):
     def assert_shape(self, out):
         """The fields verl reads, with SandboxFusion's types; stdout and
         stderr never null."""
-        for k in ("status", "message", "compile_result", "run_result", "files"):
-            self.assertIn(k, out)
+        # SandboxFusion's RunCodeResponse: these keys (plus "sandboxd")
+        self.assertEqual(set(out) - {"sandboxd"}, {"status", "message", "compile_result",
+                                                   "run_result", "executor_pod_name", "files"})
+        self.assertEqual(set(out["run_result"]), {"status", "execution_time", "return_code",
+                                                  "stdout", "stderr"})
+        if out["status"] != "SandboxError":
+            self.assertEqual(out["message"], "")
+        else:
+            self.assertEqual(out["run_result"]["status"], "Error")
         self.assertIn(out["status"], ("Success", "Failed", "SandboxError"))
         rr = out["run_result"]
         self.assertIsInstance(rr, dict)
@@ -137,6 +144,7 @@ class Api(unittest.TestCase):
         self.assert_shape(out)
         self.assertEqual(out["status"], "Failed")
         self.assertEqual(out["run_result"]["status"], "TimeLimitExceeded")
+        self.assertIsNone(out["run_result"]["return_code"])
         self.assertEqual(out["sandboxd"]["verdict"], "timeout")
         self.assertLess(out["run_result"]["execution_time"], 5)
 
@@ -155,8 +163,11 @@ class Api(unittest.TestCase):
             if verdict == "memory_limit" and "cgroup" not in out["sandboxd"]["enforcement"]["memory_mb"]:
                 continue  # without a memory cgroup there is no OOM evidence
             self.assertEqual(got, verdict, out["sandboxd"])
+            # as SandboxFusion reports a killed process: Finished, non-zero
             self.assertEqual(out["status"], "Failed")
-            self.assertEqual(out["run_result"]["status"], "Error")
+            self.assertEqual(out["run_result"]["status"], "Finished")
+            self.assertIsInstance(out["run_result"]["return_code"], int)
+            self.assertNotEqual(out["run_result"]["return_code"], 0)
 
     def test_fusion_other_language_is_sandbox_error(self):
         out = self.run_code(code="int main(){}", language="cpp")
