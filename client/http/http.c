@@ -17,7 +17,8 @@ struct http_req {
 	char *body;
 	size_t len, cap;
 	bool too_large;
-	bool started; /* the first call (headers only) is over */
+	size_t dropped; /* bytes of a too large body read and dropped */
+	bool started;	/* the first call (headers only) is over */
 };
 
 const struct http_token *http_auth(const struct http_config *cfg, const char *header)
@@ -313,10 +314,14 @@ enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const char *url
 		*upload_size = 0;
 		if (q->too_large || q->len + n > cfg->max_body) {
 			q->too_large = true;
+			q->dropped += q->len + n;
 			free(q->body);
 			q->body = NULL;
 			q->len = q->cap = 0;
-			return MHD_YES;
+			/* A chunked body (no Content-Length) is answered 413 when it
+			 * ends; one that goes on past twice the limit is cut off, so
+			 * an endless body cannot hold a connection. */
+			return q->dropped > 2 * cfg->max_body ? MHD_NO : MHD_YES;
 		}
 		if (q->len + n + 1 > q->cap) {
 			size_t ncap = q->cap ? q->cap : 4096;

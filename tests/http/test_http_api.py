@@ -287,11 +287,19 @@ class Api(unittest.TestCase):
         r = self.post("/run_code", big)
         self.assertEqual(r.status_code, 413)
         # chunked, no Content-Length: counted as it arrives
-        def gen():
-            for _ in range(40):
+        def gen():  # 1.5 MiB: past the limit, within twice it
+            for _ in range(24):
                 yield b"a" * 65536
         r = self.s.post(self.st.url + "/v1/run", data=gen(), timeout=30)
         self.assertEqual(r.status_code, 413)
+        # an endless chunked body is cut off (the connection closed)
+        def endless():
+            while True:
+                yield b"a" * 65536
+        t0 = time.time()
+        with self.assertRaises(requests.exceptions.ConnectionError):
+            self.s.post(self.st.url + "/v1/run", data=endless(), timeout=30)
+        self.assertLess(time.time() - t0, 20)
         # a Content-Length far past the limit is refused before the body
         out = raw_http(self.st.port, b"POST /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                        + TOKEN.encode() + b"\r\nContent-Length: 999999999999\r\n\r\n", timeout=5)
