@@ -41,7 +41,8 @@ class Stack:
         os.chmod(self.dir, 0o755)
         self.sock = os.path.join(self.dir, "sock")
         uid, gid = front_uid()
-        base = 300000 + (os.getpid() % 2000) * 16
+        # the scheme of tests/helpers/daemon.c: unique to this process
+        base = 200000 + (os.getpid() % 100000) * 512
         self.daemon_log = open(os.path.join(self.dir, "daemon.log"), "w+")
         self.daemon = subprocess.Popen(
             [os.path.join(BUILD, "sandboxd"), "--socket", self.sock, "--state-dir",
