@@ -60,9 +60,13 @@ def http_section(build, n, rounds):
     try:
         res = {"jobs": n, "rounds": rounds, "concurrency": CONCURRENCY, "socket_rps": [],
                "http_rps": [], "ratio": [], "busy": 0}
-        for _ in range(rounds):  # interleaved, as the other sections
-            s, b1 = _socket_rate(st.sock, n)
-            h, b2 = _http_rate(st.port, n)
+        for k in range(rounds):  # interleaved, the order alternating
+            if k % 2:
+                h, b2 = _http_rate(st.port, n)
+                s, b1 = _socket_rate(st.sock, n)
+            else:
+                s, b1 = _socket_rate(st.sock, n)
+                h, b2 = _http_rate(st.port, n)
             res["socket_rps"].append(round(s, 2))
             res["http_rps"].append(round(h, 2))
             res["ratio"].append(round(s / h, 3))
