@@ -4,6 +4,7 @@
  * before it is parsed, and every reply is a complete JSON document (or a
  * stream of JSON lines for /v1/batch). */
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,10 +116,24 @@ static unsigned http_status_of(const json_t *resp)
 	return 400;
 }
 
-static json_t *http_call(const struct http_config *cfg, json_t *req, char *err, size_t el)
+/* The client hung up (or reset) while its job ran: only a hang-up counts,
+ * never bytes of a next pipelined request. */
+static bool http_gone(void *ctx)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(ctx, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return false;
+	struct pollfd p = {.fd = ci->connect_fd, .events = POLLRDHUP};
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+static json_t *http_call(struct MHD_Connection *c, const struct http_config *cfg, json_t *req,
+			 char *err, size_t el)
 {
 	long long t0 = (long long)clock_mono_ns();
-	json_t *resp = up_call(req, cfg->job_timeout_ms, err, el);
+	struct up_client cl = {http_gone, c};
+	json_t *resp = up_call(req, cfg->job_timeout_ms, &cl, err, el);
 	if (resp) {
 		if (http_is_busy(resp))
 			metrics_busy();
@@ -139,7 +154,7 @@ static enum MHD_Result http_run_code(struct MHD_Connection *c, const struct http
 	if (!req)
 		return http_json(c, route, 400, fusion_error(why, NULL), 0);
 	up_set_tenant(req, tenant);
-	json_t *resp = http_call(cfg, req, err, sizeof err);
+	json_t *resp = http_call(c, cfg, req, err, sizeof err);
 	json_decref(req);
 	if (!resp)
 		return http_json(c, route, 502, fusion_error(err, NULL), 0);
@@ -168,7 +183,7 @@ static enum MHD_Result http_v1_run(struct MHD_Connection *c, const struct http_c
 					  "\"id\" must be a non-empty string of at most 256 bytes"),
 				 0);
 	up_set_tenant(body, tenant);
-	json_t *resp = http_call(cfg, body, err, sizeof err);
+	json_t *resp = http_call(c, cfg, body, err, sizeof err);
 	if (!resp)
 		return http_json(c, route, 502, http_err(proto_errcode_name(E_INTERNAL), err), 0);
 	unsigned st = http_status_of(resp);
@@ -178,7 +193,7 @@ static enum MHD_Result http_v1_run(struct MHD_Connection *c, const struct http_c
 static json_t *http_ping(int timeout_ms, char *err, size_t el)
 {
 	json_t *p = json_pack("{s:s,s:s}", F_ID, "ping", F_OP, "ping");
-	json_t *r = p ? up_call(p, timeout_ms, err, el) : NULL;
+	json_t *r = p ? up_call(p, timeout_ms, NULL, err, el) : NULL;
 	json_decref(p);
 	return r;
 }

@@ -38,7 +38,11 @@ struct http_config {
  * could not be reached or did not answer in time. */
 void up_init(const struct http_config *cfg);
 void up_shutdown(void);
-json_t *up_call(json_t *req, int timeout_ms, char *err, size_t errlen);
+struct up_client {
+	bool (*gone)(void *ctx); /* the HTTP client hung up */
+	void *ctx;
+};
+json_t *up_call(json_t *req, int timeout_ms, const struct up_client *cl, char *err, size_t errlen);
 /* The tenant rule for every request to the daemon: the token's tenant, or
  * none; a client never names its own (the front is --trust-uid, so the
  * daemon would believe it). */

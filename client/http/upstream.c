@@ -10,9 +10,11 @@
 
 #include "client/http/http.h"
 #include "client/lib/sbx.h"
+#include "common/clock.h"
 #include "common/protocol.h"
 
 #define UP_POOL_MAX 64
+#define UP_SLICE_MS 250 /* how often a waiting call looks at its client */
 
 static const struct http_config *g_cfg;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -62,7 +64,27 @@ void up_give(struct sbx_conn *c, bool reusable)
 		sbx_close(c);
 }
 
-json_t *up_call(json_t *req, int timeout_ms, char *err, size_t errlen)
+/* Waits for id in slices, asking between them whether the client is gone:
+ * then the connection is dropped, which makes the daemon cancel the job
+ * (its worker is free at once instead of after the job's whole time). */
+static json_t *up_wait(struct sbx_conn *c, const char *id, int timeout_ms,
+		       const struct up_client *cl, char *err, size_t errlen)
+{
+	long long deadline = (long long)clock_mono_ms() + timeout_ms;
+	for (;;) {
+		long long left = deadline - (long long)clock_mono_ms();
+		int slice = left < UP_SLICE_MS ? (int)(left > 0 ? left : 0) : UP_SLICE_MS;
+		json_t *r = sbx_wait(c, id, cl ? slice : timeout_ms, err, errlen);
+		if (r || !strstr(err, "timed out") || left <= UP_SLICE_MS || !cl)
+			return r;
+		if (cl->gone(cl->ctx)) {
+			snprintf(err, errlen, "the client went away");
+			return NULL;
+		}
+	}
+}
+
+json_t *up_call(json_t *req, int timeout_ms, const struct up_client *cl, char *err, size_t errlen)
 {
 	char id[32];
 	json_t *theirs = json_incref(json_object_get(req, F_ID));
@@ -74,10 +96,10 @@ json_t *up_call(json_t *req, int timeout_ms, char *err, size_t errlen)
 	 * the first write or read: one retry on a fresh connection. */
 	for (int attempt = 0; c && !resp && attempt < 2; attempt++) {
 		if (sbx_submit(c, req, err, errlen) == 0)
-			resp = sbx_wait(c, id, timeout_ms, err, errlen);
+			resp = up_wait(c, id, timeout_ms, cl, err, errlen);
 		if (!resp) {
 			up_give(c, false);
-			c = attempt == 0 && !strstr(err, "timed out")
+			c = attempt == 0 && !strstr(err, "timed out") && !strstr(err, "went away")
 				? sbx_connect(g_cfg->socket, err, errlen)
 				: NULL;
 		}

@@ -340,6 +340,30 @@ class Api(unittest.TestCase):
                  read=False)
         self.assertEqual(self.run_code(code="print(2)")["run_result"]["stdout"], "2\n")
 
+    def test_disconnect_cancels_job(self):
+        # A client that hangs up while its job runs frees the worker at once:
+        # the front drops its daemon connection, which cancels the job.
+        req = json.dumps({"code": "import time\ntime.sleep(8)"}).encode()
+        data = (b"POST /run_code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN.encode()
+                + b"\r\nContent-Length: %d\r\n\r\n" % len(req) + req)
+        socks = []
+        for _ in range(2):
+            s = socket.create_connection(("127.0.0.1", self.st.port), timeout=10)
+            s.sendall(data)
+            socks.append(s)
+        ping = lambda: self.s.get(self.st.url + "/v1/ping", timeout=10).json()  # noqa: E731
+        deadline = time.time() + 5
+        while ping()["running"] < 2 and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(ping()["running"], 2, "the jobs never started")
+        for s in socks:
+            s.close()
+        t0 = time.time()
+        while ping()["running"] and time.time() - t0 < 5:
+            time.sleep(0.1)
+        self.assertEqual(ping()["running"], 0)
+        self.assertLess(time.time() - t0, 3, "the abandoned jobs kept their workers")
+
     def test_keep_alive(self):
         one = json.dumps({"code": "print(1)"}).encode()
         req = (b"POST /run_code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN.encode()
