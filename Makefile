@@ -177,8 +177,8 @@ integration: all $(INTEG_BIN)
 
 # The HTTP front against a real daemon (tests/http/, Python's unittest with
 # Debian's python3-requests): the fast suite runs in make check; the heavy
-# one (a flood, 64 concurrent HumanEval clients, the front under ASan) in
-# make check-http, its own budget in .ci/run.
+# one (a flood, 64 concurrent HumanEval clients) in make check-http, its own
+# budget in .ci/run, which then runs both again against an ASan + UBSan front.
 HTTP_FAST := tests/http/test_http_api.py
 HTTP_HEAVY := tests/http/test_http_load.py
 http: all
@@ -190,7 +190,8 @@ check-http: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="$(HTTP_ASAN)" build-asan/sandboxd-http
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh http-load $(HTTP_HEAVY)
 	@SBX_BUILD=$(BUILD) SBX_HTTP_BIN=$(CURDIR)/build-asan/sandboxd-http \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/run_suite.sh http-asan $(HTTP_FAST)
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/run_suite.sh http-asan \
+	  $(HTTP_FAST) $(HTTP_HEAVY)
 
 stress: all $(STRESS_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh stress $(STRESS_BIN)
