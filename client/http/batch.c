@@ -146,12 +146,14 @@ static bool batch_step(struct batch *b)
 			return false;
 		b->next++;
 	}
-	while (b->nretry && b->inflight < b->cfg->batch_window) {
+	if (b->nretry && b->inflight < b->cfg->batch_window) {
+		/* One wait for all that were busy, then they go again. */
 		struct timespec ts = {0, BATCH_BUSY_WAIT_MS * 1000000L};
 		nanosleep(&ts, NULL);
+	}
+	while (b->nretry && b->inflight < b->cfg->batch_window)
 		if (batch_send(b, b->retry[--b->nretry]) < 0)
 			return false;
-	}
 	for (;;) {
 		json_t *resp = sbx_next(b->conn, b->cfg->job_timeout_ms, err, sizeof err);
 		if (!resp)
