@@ -6,7 +6,7 @@ SAN ?=
 OPT ?= -O2
 PKGS := libseccomp libcap jansson
 DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
-	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc man-db groff-base
+	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc man-db groff-base libmicrohttpd-dev
 # What the benchmark tasks (BigCodeBench) import inside the jail.
 PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz
@@ -72,9 +72,9 @@ SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall install-python uninstall-python pyclient \
 	check-cluster-local fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
-	stress check-stress ops k8s-schemas cluster cluster-deps apt-node check-cluster \
+	stress check-stress ops k8s-schemas cluster cluster-deps apt-node check-cluster http check-http \
 	integration asan check-asan format format-check lint layout clean
-all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz
+all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz $(BUILD)/sandboxd-http
 
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(PY_PKGS); do \
@@ -147,6 +147,13 @@ $(BUILD)/libsbxwarm.so: $(WARM_OBJ)
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The HTTP front (docs/http.md): libsbx and libmicrohttpd, no daemon code
+# (tests/layout checks it). Its objects get libmicrohttpd's flags.
+HTTP_OBJ := $(call obj,$(wildcard client/http/*.c))
+$(HTTP_OBJ): CFLAGS += $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+$(BUILD)/sandboxd-http: $(HTTP_OBJ) $(BUILD)/libsbx.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
+
 # The in-jail test runner as one file, beside the daemon (which looks there
 # first): a zipapp of sandboxd/feedback/runner/ (__main__.py and the sbx_runner
 # package) with the record names generated from common/records.h. Reproducible:
@@ -185,6 +192,24 @@ runner-tests: $(BUILD)/runner.pyz
 
 integration: all $(INTEG_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
+
+# The HTTP front against a real daemon (tests/http/, Python's unittest with
+# Debian's python3-requests): the fast suite runs in make check; the heavy
+# one (a flood, 64 concurrent HumanEval clients) in make check-http, its own
+# budget in .ci/run, which then runs both again against an ASan + UBSan front.
+HTTP_FAST := tests/http/test_http_api.py
+HTTP_HEAVY := tests/http/test_http_load.py
+http: all
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh http $(HTTP_FAST)
+
+HTTP_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check-http: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="$(HTTP_ASAN)" build-asan/sandboxd-http
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh http-load $(HTTP_HEAVY)
+	@SBX_BUILD=$(BUILD) SBX_HTTP_BIN=$(CURDIR)/build-asan/sandboxd-http \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 tests/run_suite.sh http-asan \
+	  $(HTTP_FAST) $(HTTP_HEAVY)
 
 stress: all $(STRESS_BIN)
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh stress $(STRESS_BIN)
@@ -265,7 +290,7 @@ layout: all
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
 CHECK_SUITES := unit:unit runner-tests:runner layout:layout ops:ops integration:integration \
-	pyclient:pyclient
+	pyclient:pyclient http:http
 # Assertion statements in each suite's own files (a static count: what a
 # restructuring of the tests must not lose), printed beside the results.
 count_asserts = $(shell cat $(1) /dev/null | grep -cE '$(2)')
@@ -277,6 +302,7 @@ ASSERTS_layout = $(call count_asserts,$(wildcard tests/layout/*.py),$(PY_ASSERT)
 ASSERTS_ops = $(call count_asserts,$(wildcard tests/ops/*.py),$(PY_ASSERT))
 ASSERTS_integration = $(call count_asserts,$(INTEG_SRC),$(C_ASSERT))
 ASSERTS_pyclient = $(call count_asserts,$(PYCLIENT_TESTS),$(PY_ASSERT))
+ASSERTS_http = $(call count_asserts,$(HTTP_FAST),$(PY_ASSERT))
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN)
 	@sum=$$(mktemp); trap 'rm -f "$$sum"' EXIT; rc=0; \
@@ -291,7 +317,8 @@ check: deps
 	    read -r _ p f k t <<< "$$line"; \
 	    case $$s in unit) a=$(ASSERTS_unit);; runner) a=$(ASSERTS_runner);; \
 	      layout) a=$(ASSERTS_layout);; ops) a=$(ASSERTS_ops);; \
-	      integration) a=$(ASSERTS_integration);; pyclient) a=$(ASSERTS_pyclient);; *) a=-;; esac; \
+	      integration) a=$(ASSERTS_integration);; pyclient) a=$(ASSERTS_pyclient);; \
+	      http) a=$(ASSERTS_http);; *) a=-;; esac; \
 	    printf '%-12s %7s %7s %8s %9s %8s\n' "$$s" $$p $$f $$k $$t $$a; \
 	  else \
 	    printf '%-12s did not report a summary (see its output above)\n' "$$s"; rc=1; \

@@ -3,6 +3,7 @@
  * type-checked, unknown fields are refused, and nothing is half-accepted. */
 #include "common/protocol.h"
 
+#include "common/base64.h"
 #include "common/protocol_priv.h"
 #include "common/text.h"
 
@@ -92,9 +93,14 @@ static int parse_files(const json_t *o, const struct proto_bounds *b, struct pro
 		char why[64];
 		if (proto_check_path(key, b, why, sizeof why) < 0)
 			return proto_fail(err, E_BAD_PATH, "file \"%.100s\": %s", key, why);
-		if (!json_is_string(v))
+		json_t *b64 = json_is_object(v) && json_object_size(v) == 1
+				  ? json_object_get(v, F_FILE_BASE64)
+				  : NULL;
+		if (!json_is_string(v) && !json_is_string(b64))
 			return proto_fail(err, E_BAD_REQUEST,
-					  "file \"%.100s\": content must be a string", key);
+					  "file \"%.100s\": content must be a string or "
+					  "{\"%s\": string}",
+					  key, F_FILE_BASE64);
 		/* A path that is a prefix directory of another is a conflict the
 		 * jail would have to resolve; refuse it here instead. */
 		for (size_t i = 0; i < r->nfiles; i++) {
@@ -106,10 +112,60 @@ static int parse_files(const json_t *o, const struct proto_bounds *b, struct pro
 		}
 		struct proto_file *f = &r->files[r->nfiles];
 		f->path = strdup(key);
-		f->data = proto_dup_string(v, &f->len);
 		r->nfiles++;
-		if (!f->path || !f->data)
+		if (!f->path)
 			return proto_fail(err, E_INTERNAL, "out of memory");
+		if (b64) {
+			int bad;
+			f->data = (char *)b64_decode(json_string_value(b64),
+						     json_string_length(b64), &f->len, &bad);
+			if (!f->data && bad)
+				return proto_fail(err, E_BAD_REQUEST,
+						  "file \"%.100s\": \"%s\" is not padded base64",
+						  key, F_FILE_BASE64);
+		} else {
+			f->data = proto_dup_string(v, &f->len);
+		}
+		if (!f->data)
+			return proto_fail(err, E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+/* Only names: whether each path exists, and what it is, is read from the
+ * job's /work after the run, as hostile (sandboxd/jail/workfiles.c). */
+static int parse_fetch(const json_t *a, const struct proto_bounds *b, struct proto_request *r,
+		       struct proto_error *err)
+{
+	if (!json_is_array(a))
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" must be an array of paths",
+				  F_FETCH_FILES);
+	size_t n = json_array_size(a);
+	if (n > PROTO_FETCH_MAX_FILES)
+		return proto_fail(err, E_TOO_LARGE, "too many \"%s\" (%zu > %d)", F_FETCH_FILES, n,
+				  PROTO_FETCH_MAX_FILES);
+	r->fetch = calloc(n ? n : 1, sizeof *r->fetch);
+	if (!r->fetch)
+		return proto_fail(err, E_INTERNAL, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(a, i);
+		char why[64];
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+			return proto_fail(err, E_BAD_REQUEST,
+					  "\"%s\" entries must be strings without NUL",
+					  F_FETCH_FILES);
+		const char *p = json_string_value(v);
+		/* main.py is the code, reserved for writing only: reading it back
+		 * is harmless, so it may be fetched. */
+		if (strcmp(p, "main.py") != 0 && proto_check_path(p, b, why, sizeof why) < 0)
+			return proto_fail(err, E_BAD_PATH, "fetch \"%.100s\": %s", p, why);
+		for (size_t k = 0; k < r->nfetch; k++)
+			if (strcmp(r->fetch[k], p) == 0)
+				return proto_fail(err, E_BAD_REQUEST,
+						  "fetch \"%.100s\" is listed twice", p);
+		if (!(r->fetch[r->nfetch] = strdup(p)))
+			return proto_fail(err, E_INTERNAL, "out of memory");
+		r->nfetch++;
 	}
 	return 0;
 }
@@ -169,6 +225,8 @@ static int parse_fields(json_t *root, const struct proto_bounds *b, struct proto
 				return proto_fail(err, E_INTERNAL, "out of memory");
 		} else if (strcmp(key, F_FILES) == 0) {
 			rc = parse_files(v, b, r, err);
+		} else if (strcmp(key, F_FETCH_FILES) == 0) {
+			rc = parse_fetch(v, b, r, err);
 		} else if (strcmp(key, F_LIMITS) == 0) {
 			rc = parse_limits(v, &r->limits, err);
 		} else if (strcmp(key, F_POLICY) == 0) {
@@ -262,6 +320,9 @@ void proto_request_free(struct proto_request *r)
 		free(r->files[i].data);
 	}
 	free(r->files);
+	for (size_t i = 0; i < r->nfetch; i++)
+		free(r->fetch[i]);
+	free(r->fetch);
 	for (size_t i = 0; i < r->nasserts; i++)
 		free(r->asserts[i]);
 	free(r->asserts);

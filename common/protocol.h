@@ -17,6 +17,15 @@
 #define F_FILES "files"
 #define F_LIMITS "limits"
 #define F_POLICY "policy"
+/* Binary files: a "files" value may be {"base64": "…"} instead of a string;
+ * the fetched files of a response use the same object. */
+#define F_FILE_BASE64 "base64"
+/* Paths under /work the job wrote, returned in the response's "files"
+ * (docs/protocol.md, "Fetching files"): at most PROTO_FETCH_MAX_FILES paths,
+ * PROTO_FETCH_MAX_BYTES bytes in all (before base64). */
+#define F_FETCH_FILES "fetch_files"
+#define PROTO_FETCH_MAX_FILES 64
+#define PROTO_FETCH_MAX_BYTES (16u << 20)
 /* Who the job is for, behind a trusted front (--trust-uid): 1..PROTO_TENANT_MAX
  * bytes of [A-Za-z0-9_.-]; fairness and per-peer limits then count per
  * (uid, tenant). */
@@ -68,6 +77,9 @@
 #define R_PATH "path"
 #define PATH_WARM "warm"
 #define PATH_COLD "cold"
+/* The fetched files: path -> {"base64": …} or {"error": why}. */
+#define R_FILES "files"
+#define R_FILE_ERROR "error"
 #define R_VIOLATION "violation"
 #define R_MESSAGE "message"
 #define R_ERROR "error"
@@ -239,6 +251,8 @@ struct proto_request {
 	size_t stdin_len;
 	struct proto_file *files;
 	size_t nfiles;
+	char **fetch; /* fetch_files: validated paths, no duplicates */
+	size_t nfetch;
 	struct proto_limits limits;
 	char *policy; /* NULL: the default profile */
 	char *tenant; /* NULL: none (validated charset and length) */

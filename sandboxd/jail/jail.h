@@ -101,6 +101,9 @@ struct jail_spec {
 	 * the server's user namespace, on the server's tree (/dev is bound
 	 * from it, since a user namespace may not mknod). */
 	bool zygote, warm;
+	/* The request fetches files: once the payloads run, the supervisor
+	 * opens the job's /work (workfiles.c) into jail_result.work_fd. */
+	bool keep_work;
 };
 
 /* A limit the supervisor enforced itself (it killed the job for it). */
@@ -140,6 +143,11 @@ struct jail_result {
 	 * and it may be run cold instead. */
 	bool warm_failed;
 	struct jail_times times;
+	/* With keep_work: an O_PATH descriptor of the job's /work, opened while
+	 * the job ran, that keeps its tmpfs readable after the run (closed by
+	 * jail_result_free); have_work false when it could not be opened. */
+	bool have_work;
+	int work_fd;
 };
 
 /* Test runs: what supervise() does with the result channel's lines. */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sandboxd/jail/workfiles.h"
 #include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 
@@ -309,8 +310,13 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			int l = fdpass_recv(f->notify_r, MSG_DONTWAIT);
 			if (l >= 0)
 				f->listener[f->nlisteners] = l;
-			if (l >= 0 && f->nlisteners + 1 == f->want_listeners)
+			if (l >= 0 && f->nlisteners + 1 == f->want_listeners) {
 				r->times.exec_ns = clock_mono_ns();
+				/* /work is written and the payloads run: pin it. */
+				if (s->keep_work)
+					r->have_work = (r->work_fd = f->warm ? workfiles_open_child(pid)
+									     : workfiles_open(pid)) >= 0;
+			}
 			if (l < 0 || ++f->nlisteners == f->want_listeners)
 				close_fd(&f->notify_r);
 			/* Without its listener a kill-listed syscall would get ENOSYS
@@ -530,4 +536,7 @@ void jail_result_free(struct jail_result *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+	if (r->have_work)
+		close(r->work_fd);
+	r->have_work = false;
 }

@@ -76,6 +76,13 @@ json_t *response_build(const struct config *cfg, const struct job *j, const stru
 	json_object_set_new(resp, R_PATH, json_string(r->warm ? PATH_WARM : PATH_COLD));
 	if (in->fb)
 		fb_to_json(in->fb, &j->req, resp);
+	if (j->req.nfetch) {
+		json_t *files = fetch_json(cfg, j, r);
+		if (!files || json_object_set_new(resp, R_FILES, files) < 0) {
+			json_decref(resp);
+			return NULL;
+		}
+	}
 	if (in->timing) /* last: the response phase ends here */
 		run_timing_json(in->timing, j, resp);
 	return resp;

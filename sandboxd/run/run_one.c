@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "sandboxd/run/run_priv.h"
@@ -125,6 +126,9 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	spec.output_total = cfg->max_response > RUN_RESPONSE_HEADROOM
 				? cfg->max_response - RUN_RESPONSE_HEADROOM
 				: cfg->max_response / 2;
+	/* fetch_files: /work is kept, and the files' share of the response. */
+	if ((spec.keep_work = j->req.nfetch > 0))
+		spec.output_total -= b64_encoded_len(fetch_budget(cfg));
 	if (in && in->stdin_data) {
 		spec.stdin_data = in->stdin_data;
 		spec.stdin_len = in->stdin_len;

@@ -74,6 +74,13 @@ int run_cgpool_take(const struct config *cfg, int slot, const struct cg_limits *
 		    char *err, size_t errlen);
 void run_cgpool_retire(int slot, struct cg_job *j);
 
+/* fetch.c: the request's fetch_files, read from the job's kept /work:
+ * path -> {"base64": …} or {"error": why}; NULL when out of memory. At
+ * most fetch_budget() bytes in all (a quarter of --max-response-mb, at
+ * most PROTO_FETCH_MAX_BYTES), which run_one keeps free of output. */
+size_t fetch_budget(const struct config *cfg);
+json_t *fetch_json(const struct config *cfg, const struct job *j, const struct jail_result *r);
+
 /* verdict.c: every verdict of the daemon. */
 void verdict_run(const struct run_facts *f, struct run_verdict *out);
 /* What the runner's records add up to, given the run's own verdict (a job

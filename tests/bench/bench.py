@@ -10,6 +10,7 @@ BUILD/bench.json, with the ratios charted in BUILD/bench.svg:
   4. 40 BigCodeBench tasks, plain python3 + unittest against sandboxd;
   5. throughput with 1 and 2 workers (a daemon per count) for 1 and 3;
   6. the daemon's RSS; 7. one job's phases from the response's `timing`;
+  8. the HTTP front against the Unix socket at 64 concurrent (bench_http);
   and what isolation "process" costs on HumanEval (issue 10).
 Methods are interleaved round by round and ratios are medians of per-round
 ratios. Figures only: nothing here passes or fails on time.
@@ -28,6 +29,7 @@ import time  # noqa: E402
 import bench_jobs as jobs  # noqa: E402
 import bench_tasks as tasks  # noqa: E402
 from bench_daemon import Conn, Daemon  # noqa: E402
+from bench_http import http_section  # noqa: E402
 from bench_report import fmt, med, paired_ratio, svg, table  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
@@ -221,6 +223,7 @@ def main():
                 tp["1"]["humaneval"] = he_section(d1, he[:N["he_tasks"]],
                                                   max(1, N["he_rounds"] - 1))
         out["throughput"] = tp
+        out["http"] = http_section(BUILD, N["tp_jobs"] * 2, N["tp_rounds"])
         out["phases"] = {"n": {"trivial": N["trivial"], "numpy_pandas": N["numpy_pandas"],
                                "humaneval": N["phase_tasks"]}, "median_us": phases}
     finally:
@@ -236,6 +239,15 @@ def main():
 
 
 def report(out):
+    h = out.get("http")
+    if h:
+        table("the HTTP front (sandboxd-http /v1/run, %d concurrent keep-alive clients) "
+              "against the Unix socket (%d in flight), %d trivial jobs, %d rounds"
+              % (h["concurrency"], h["concurrency"], h["jobs"], h["rounds"]),
+              ["", "requests/s (median)"],
+              [["Unix socket", fmt(med(h["socket_rps"]))],
+               ["HTTP front", fmt(med(h["http_rps"]))],
+               ["overhead (socket / HTTP)", fmt(med(h["ratio"]), ".3f")]])
     rows = []
     if "humaneval" in out:
         rows += rate_rows("HumanEval %d" % out["humaneval"]["tasks"], out["humaneval"])

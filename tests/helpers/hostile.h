@@ -54,6 +54,9 @@ struct prog {
 	char *src;     /* after substitution */
 	char *expect, *limit_hit, *violation;
 	json_t *limits, *files;
+	json_t *fetch;		/* "# fetch:": the request's fetch_files */
+	char *fetched[MAX_HDR]; /* "# fetched: PATH error" or "PATH = TEXT" */
+	int nfetched;
 	long stdin_bytes;
 	bool setup_submount;
 	char *out[MAX_HDR];
@@ -119,6 +122,10 @@ void disk_snapshot(struct disk *s);
 bool disk_compare(const struct disk *a, const struct disk *b, char *why, size_t wl);
 bool marker_absent(const struct test_daemon *d, char *why, size_t wl);
 bool secret_not_leaked(const json_t *r, char *why, size_t wl);
+/* fetch-clean: every fetched file (the response's "files") is an error or
+ * valid base64 holding none of the secrets, and together they stay within
+ * PROTO_FETCH_MAX_BYTES. */
+bool fetch_clean(const json_t *r, char *why, size_t wl);
 bool canary_intact(char *why, size_t wl);
 bool listener_untouched(int fd, const char *what, char *why, size_t wl);
 bool no_leftover(const struct test_daemon *d, char *why, size_t wl);

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "client/lib/sbx.h"
+#include "common/base64.h"
+#include "common/protocol.h"
 #include "tests/helpers/skip.h"
 #include "tests/helpers/tcheck.h"
 #include "tests/helpers/tfile.h"
@@ -318,6 +320,52 @@ bool secret_not_leaked(const json_t *r, char *why, size_t wl)
 	return ok;
 }
 
+static bool mem_has(const unsigned char *h, size_t n, const char *needle)
+{
+	return needle[0] && memmem(h, n, needle, strlen(needle)) != NULL;
+}
+
+bool fetch_clean(const json_t *r, char *why, size_t wl)
+{
+	const char *path;
+	json_t *f;
+	size_t total = 0;
+	bool ok = true;
+	json_object_foreach(json_object_get(r, "files"), path, f)
+	{
+		const char *b64 = json_string_value(json_object_get(f, "base64"));
+		if (!b64) {
+			if (!json_is_string(json_object_get(f, "error"))) {
+				whyf(why, wl, "fetch-clean: files[%s] is neither content nor error",
+				     path);
+				ok = false;
+			}
+			continue;
+		}
+		size_t n = 0;
+		int bad = 0;
+		unsigned char *d = b64_decode(b64, strlen(b64), &n, &bad);
+		if (!d) {
+			whyf(why, wl, "fetch-clean: files[%s] is not base64", path);
+			ok = false;
+			continue;
+		}
+		total += n;
+		if (mem_has(d, n, g_secret) || mem_has(d, n, g_env_secret) ||
+		    mem_has(d, n, g_shadow_hash)) {
+			whyf(why, wl, "fetch-clean: files[%s] holds a host secret", path);
+			ok = false;
+		}
+		free(d);
+	}
+	if (total > PROTO_FETCH_MAX_BYTES) {
+		whyf(why, wl, "fetch-clean: %zu bytes fetched, more than %u", total,
+		     PROTO_FETCH_MAX_BYTES);
+		ok = false;
+	}
+	return ok;
+}
+
 /* canary-intact: the secret the driver planted is as it was, no host file a
  * program appends to holds the marker, and the host name is unchanged. */
 bool canary_intact(char *why, size_t wl)
@@ -600,7 +648,7 @@ static const char *const g_checks[] = {
     "canary-intact",   "listener-untouched", "abstract-untouched",
     "no-leftover",     "daemon-alive",	     "jail-passwd",
     "victim-survived", "ipc-clean",	     "submount-untouched",
-    "sockmem-bounded", "warm-intact",	     NULL};
+    "sockmem-bounded", "warm-intact",	     "fetch-clean", NULL};
 
 bool is_host_check(const char *name)
 {
@@ -625,6 +673,9 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 		} else if (strcmp(c, "secret-not-leaked") == 0) {
 			if (p->resp)
 				secret_not_leaked(p->resp, why, wl);
+		} else if (strcmp(c, "fetch-clean") == 0) {
+			if (p->resp)
+				fetch_clean(p->resp, why, wl);
 		} else if (strcmp(c, "canary-intact") == 0) {
 			canary_intact(why, wl);
 		} else if (strcmp(c, "listener-untouched") == 0) {

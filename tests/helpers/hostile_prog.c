@@ -2,6 +2,7 @@
  * of tests/integration/test_hostile.c): loading and substituting a program,
  * one job per table row, the request, and the response against the header's
  * expectations and requirements. */
+#include "common/base64.h"
 #include "tests/helpers/hostile.h"
 
 #include <check.h>
@@ -98,6 +99,9 @@ void prog_free(struct prog *p)
 	free(p->violation);
 	json_decref(p->limits);
 	json_decref(p->files);
+	json_decref(p->fetch);
+	for (int i = 0; i < p->nfetched; i++)
+		free(p->fetched[i]);
 	for (int i = 0; i < p->nout; i++)
 		free(p->out[i]);
 	for (int i = 0; i < p->nhost; i++)
@@ -306,6 +310,18 @@ void prog_load(struct prog *p, const char *path, const struct test_daemon *d, co
 			else
 				p->files = json_incref(o);
 			json_decref(o);
+		} else if (strcmp(key, "fetch") == 0) {
+			json_t *a = json_loads(val, 0, &je);
+			if (!json_is_array(a))
+				whyf(p->why, sizeof p->why, "header fetch: not a JSON array");
+			else
+				p->fetch = json_incref(a);
+			json_decref(a);
+		} else if (strcmp(key, "fetched") == 0) {
+			if (!strstr(val, " error") && !strstr(val, " = "))
+				whyf(p->why, sizeof p->why, "header fetched: '%s'", val);
+			else if (p->nfetched < MAX_HDR)
+				p->fetched[p->nfetched++] = xstrdup(val);
 		} else if (strcmp(key, "stdin_bytes") == 0) {
 			char *end;
 			p->stdin_bytes = strtol(val, &end, 10);
@@ -363,6 +379,8 @@ json_t *prog_request(const struct prog *p)
 		json_object_set(req, "limits", p->limits);
 	if (p->files)
 		json_object_set(req, "files", p->files);
+	if (p->fetch)
+		json_object_set(req, "fetch_files", p->fetch);
 	if (p->stdin_bytes > 0) {
 		char *in = malloc((size_t)p->stdin_bytes);
 		ck_assert_ptr_nonnull(in);
@@ -372,6 +390,34 @@ json_t *prog_request(const struct prog *p)
 		free(in);
 	}
 	return req;
+}
+
+/* "# fetched: PATH error": the response's files[PATH] is an error object;
+ * "# fetched: PATH = TEXT": it is base64 of exactly TEXT. */
+static void check_fetched(const json_t *r, const char *spec, char *why, size_t wl)
+{
+	const char *eq = strstr(spec, " = ");
+	size_t plen = eq ? (size_t)(eq - spec) : strcspn(spec, " ");
+	char path[256];
+	snprintf(path, sizeof path, "%.*s", (int)plen, spec);
+	const json_t *f = json_object_get(json_object_get(r, "files"), path);
+	const char *b64 = sget(f, "base64"), *err = sget(f, "error");
+	if (!eq) {
+		if (!err)
+			whyf(why, wl, "files[%s]: expected an error, got %s", path,
+			     b64 ? "content" : "nothing");
+		return;
+	}
+	size_t n = 0;
+	int bad = 0;
+	unsigned char *dec = b64 ? b64_decode(b64, strlen(b64), &n, &bad) : NULL;
+	if (!dec || n != strlen(eq + 3) || memcmp(dec, eq + 3, n) != 0)
+		whyf(why, wl, "files[%s]: expected '%s', got %s%s", path, eq + 3,
+		     err   ? "error "
+		     : dec ? "other content"
+			   : "nothing",
+		     err ? err : "");
+	free(dec);
 }
 
 void check_response(struct prog *p)
@@ -434,6 +480,8 @@ void check_response(struct prog *p)
 		else if (!neg && !has)
 			whyf(why, wl, "stdout lacks '%s'", text);
 	}
+	for (int i = 0; i < p->nfetched; i++)
+		check_fetched(r, p->fetched[i], why, wl);
 }
 
 /* --- requirements ----------------------------------------------------------- */

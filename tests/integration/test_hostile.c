@@ -10,6 +10,10 @@
  *                                    "none": null; '|' separates choices)
  *   # limits: {"cpu_ms": 2000}       JSON merged into the request's limits
  *   # files: {"a.txt": "..."}        the request's files field
+ *   # fetch: ["out", "link"]         the request's fetch_files
+ *   # fetched: PATH error            files[PATH] of the response is an error
+ *   # fetched: PATH = TEXT           files[PATH] is base64 of exactly TEXT;
+ *                                    repeatable
  *   # stdin_bytes: 8388608           the request's stdin: that many bytes
  *   # setup: usr-submount            before the job, mount a world-writable
  *                                    tmpfs at @SUBMOUNT@ (under the host's
@@ -36,6 +40,9 @@
  *   victim-survived     a victim job run at the same time still passed
  *   ipc-clean           no host SysV IPC object has a key 0x5bd0-0x5bdf
  *   submount-untouched  the usr-submount tmpfs is still empty
+ *   fetch-clean         every fetched file ("files" of the response) is an
+ *                       error or base64 holding none of the secrets, within
+ *                       PROTO_FETCH_MAX_BYTES in all
  *   sockmem-bounded     the host-wide TCP+UDP memory (/proc/net/sockstat,
  *                       sampled while the batch runs) grew by at most the
  *                       job's memory_mb + 16 MB

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "client/lib/sbx.h"
+#include "common/base64.h"
+#include "common/protocol.h"
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/hostile.h"
 #include "tests/helpers/tcheck.h"
@@ -148,6 +150,40 @@ START_TEST(test_host_check_controls)
 		ck_assert_msg(!secret_not_leaked(r, why, sizeof why),
 			      "secret-not-leaked missed secret %d", i);
 		json_decref(r);
+	}
+
+	/* fetch-clean: a secret in a fetched file (past a NUL), a value that is
+	 * not base64, and more than the fetch limit in all are each seen. */
+	for (int i = 0; i < 3; i++) {
+		if (!secrets[i])
+			continue;
+		char raw[256], enc[400];
+		int n = snprintf(raw, sizeof raw, "x%c%s", 0, secrets[i]);
+		b64_encode((const unsigned char *)raw, (size_t)n, enc);
+		json_t *r = json_pack("{s:{s:{s:s},s:{s:s}}}", "files", "ok", "error", "a FIFO",
+				      "leak", "base64", enc);
+		why[0] = '\0';
+		ck_assert_msg(!fetch_clean(r, why, sizeof why), "fetch-clean missed secret %d", i);
+		json_decref(r);
+	}
+	json_t *nb = json_pack("{s:{s:{s:s}}}", "files", "f", "base64", "not base64!");
+	why[0] = '\0';
+	ck_assert_msg(!fetch_clean(nb, why, sizeof why), "fetch-clean took invalid base64");
+	json_decref(nb);
+	{
+		size_t big = PROTO_FETCH_MAX_BYTES / 2 + 1;
+		unsigned char *raw = calloc(1, big);
+		char *enc = malloc(b64_encoded_len(big) + 1);
+		ck_assert_ptr_nonnull(raw);
+		ck_assert_ptr_nonnull(enc);
+		b64_encode(raw, big, enc);
+		json_t *r = json_pack("{s:{s:{s:s},s:{s:s}}}", "files", "a", "base64", enc, "b",
+				      "base64", enc);
+		why[0] = '\0';
+		ck_assert_msg(!fetch_clean(r, why, sizeof why), "fetch-clean missed the total");
+		json_decref(r);
+		free(raw);
+		free(enc);
 	}
 
 	/* canary-intact: a changed secret file is seen. */

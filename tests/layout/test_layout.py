@@ -27,7 +27,7 @@ BUILD = os.environ.get("SBX_BUILD", "build")
 # Components in dependency order: each may use only those after it.
 DAEMON_ORDER = ["sandboxd/server", "sandboxd/run", "sandboxd/feedback", "sandboxd/policy",
                 "sandboxd/jail", "common"]
-CLIENT_ORDER = ["client/cli", "client/eval", "client/lib", "common"]
+CLIENT_ORDER = ["client/cli", "client/http", "client/eval", "client/lib", "common"]
 # sandboxd-init: its own program above the jail (objects in BUILD/init-obj).
 INIT_ORDER = ["sandboxd/init", "sandboxd/jail", "common"]
 # What may never be linked into the job's init: every symbol the daemon's
@@ -45,7 +45,8 @@ SIZE_EXEMPT = {}
 # What only the daemon defines: none of it may reach a harness.
 DAEMON_PREFIXES = ("jail_", "cg_", "run_", "scmp_", "fb_", "verdict_", "plan_", "response_",
                    "server_", "runq_", "worker", "profile_", "mounts_", "ns_", "net_",
-                   "uid_", "caps_", "rlimits_", "kfeat_", "stdio_match", "runner_job")
+                   "uid_", "caps_", "rlimits_", "kfeat_", "stdio_match", "runner_job",
+                   "workfiles_", "fetch_")
 
 
 def component_of(path, order):
@@ -216,6 +217,20 @@ class Layout(unittest.TestCase):
         if os.environ.get("SBX_SAN"):
             self.skipTest("sanitizer build: _FORTIFY_SOURCE is off under sanitizers")
         self.assertEqual(self.hardening(elf), [])
+
+    def test_http_front_no_daemon_code(self):
+        """sandboxd-http links libsbx and common only: no daemon symbol, and
+        hardened like the daemon (it faces a network)."""
+        elf = "%s/sandboxd-http" % BUILD
+        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
+        syms = subprocess.run(["nm", "-g", "--defined-only", elf], capture_output=True,
+                              text=True, check=True).stdout
+        names = {l.split()[-1] for l in syms.splitlines() if l.split()}
+        self.assertEqual(sorted(n for n in names if n.startswith(DAEMON_PREFIXES)), [],
+                         "daemon symbols in sandboxd-http")
+        self.assertIn("sbx_connect", names)
+        if not os.environ.get("SBX_SAN"):
+            self.assertEqual(self.hardening(elf), [])
 
     def test_hardening_check_can_fail(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,194 @@
+/* Integration tests of binary files and fetch_files against a real sandboxd:
+ * bytes of every value go in as base64 and come back through fetch_files
+ * unchanged; files survive a job killed for its time limit, come from the
+ * candidate's /work under isolation "process" and from the shown run of a
+ * stdio request; the fetch limit is shared by all paths in request order;
+ * and the descriptor that keeps each job's /work is closed after its
+ * response (the daemon's open files do not grow over many jobs). The hostile
+ * /work layouts are tests/hostile/work_fetch_*.py. Run as root. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/lib/sbx.h"
+#include "common/base64.h"
+#include "common/protocol.h"
+#include "tests/helpers/daemon.h"
+#include "tests/helpers/tcheck.h"
+#include "tests/helpers/tmain.h"
+
+#define TIMEOUT_S 90
+#define CALL_MS 30000
+
+/* files[path] decoded (caller frees), or NULL when it is not content. */
+static unsigned char *fetched(const json_t *r, const char *path, size_t *len)
+{
+	const char *b = sget(json_object_get(json_object_get(r, "files"), path), "base64");
+	int bad;
+	return b ? b64_decode(b, strlen(b), len, &bad) : NULL;
+}
+
+static const char *fetch_error(const json_t *r, const char *path)
+{
+	return sget(json_object_get(json_object_get(r, "files"), path), "error");
+}
+
+static int open_fds(pid_t pid)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(p);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+START_TEST(test_round_trip_every_byte)
+{
+	struct test_daemon d;
+	START(d, "--workers", "2");
+	unsigned char blob[256 * 4];
+	for (size_t i = 0; i < sizeof blob; i++)
+		blob[i] = (unsigned char)(i * 37 + 11);
+	char enc[sizeof blob * 2];
+	b64_encode(blob, sizeof blob, enc);
+	json_t *req = job("rt", "d = open('in.bin', 'rb').read()\n"
+				"open('out.bin', 'wb').write(d[::-1])\n"
+				"import os\nos.makedirs('sub/deep')\n"
+				"open('sub/deep/n.txt', 'w').write(str(len(d)))\n");
+	json_object_set_new(req, "files", json_pack("{s:{s:s}}", "in.bin", "base64", enc));
+	json_object_set_new(
+	    req, "fetch_files",
+	    json_pack("[s,s,s,s]", "out.bin", "sub/deep/n.txt", "in.bin", "main.py"));
+	json_t *r = run1(&d, req, CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	size_t n;
+	unsigned char *out = fetched(r, "out.bin", &n);
+	CHECK_R(r, out && n == sizeof blob);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(out[i], blob[sizeof blob - 1 - i]);
+	free(out);
+	out = fetched(r, "sub/deep/n.txt", &n);
+	CHECK_R(r, out && n == 4 && memcmp(out, "1024", 4) == 0);
+	free(out);
+	out = fetched(r, "in.bin", &n);
+	CHECK_R(r, out && n == sizeof blob && memcmp(out, blob, n) == 0);
+	free(out);
+	out = fetched(r, "main.py", &n);
+	CHECK_R(r, out && n > 10 && memcmp(out, "d = open(", 9) == 0);
+	free(out);
+	/* without fetch_files there is no "files" key */
+	json_decref(r);
+	r = run1(&d, job("plain", "print(1)"), CALL_MS);
+	CHECK_R(r, json_object_get(r, "files") == NULL);
+	json_decref(r);
+	stop_ok(&d);
+}
+END_TEST
+
+START_TEST(test_killed_isolated_stdio_and_budget)
+{
+	struct test_daemon d;
+	START(d, "--workers", "2", "--max-response-mb", "8");
+	/* killed for its wall limit: what it wrote before is still there */
+	json_t *req = lim(job("killed", "open('/work/a.txt', 'w').write('before')\n"
+					"import time\nwhile True: time.sleep(1)\n"),
+			  "wall_ms", 1500);
+	json_object_set_new(req, "fetch_files", json_pack("[s]", "a.txt"));
+	json_t *r = run1(&d, req, CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "timeout"));
+	size_t n;
+	unsigned char *out = fetched(r, "a.txt", &n);
+	CHECK_R(r, out && n == 6 && memcmp(out, "before", 6) == 0);
+	free(out);
+	json_decref(r);
+	/* isolation "process": the candidate owns /work */
+	req = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s]}", "id", "iso", "code",
+			"open('/work/cand.txt', 'w').write('c')\ndef f(x):\n    return x\n",
+			"format", "asserts", "isolation", "process", "tests", "assert f(1) == 1",
+			"fetch_files", "cand.txt");
+	r = run1(&d, req, CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	out = fetched(r, "cand.txt", &n);
+	CHECK_R(r, out && n == 1 && out[0] == 'c');
+	free(out);
+	json_decref(r);
+	/* stdio: the files of the run the response shows (the failing case) */
+	req = json_pack("{s:s,s:s,s:s,s:[{s:s,s:s},{s:s,s:s}],s:[s]}", "id", "io", "code",
+			"x = input()\nopen('/work/last.txt', 'w').write(x)\nprint(x)\n", "format",
+			"stdio", "tests", "input", "1\n", "output", "1\n", "input", "2\n", "output",
+			"3\n", "fetch_files", "last.txt");
+	r = run1(&d, req, CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "fail"));
+	out = fetched(r, "last.txt", &n);
+	CHECK_R(r, out && n == 1 && out[0] == '2');
+	free(out);
+	json_decref(r);
+	/* the budget (a quarter of 8 MiB) is shared, in request order */
+	req = lim(job("budget", "for n in 'abc':\n    open(n, 'wb').write(b'z' * (900 << 10))\n"),
+		  "memory_mb", 256);
+	json_object_set_new(req, "fetch_files", json_pack("[s,s,s]", "a", "b", "c"));
+	r = run1(&d, req, CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	out = fetched(r, "a", &n);
+	CHECK_R(r, out && n == 900 << 10);
+	free(out);
+	out = fetched(r, "b", &n);
+	CHECK_R(r, out && n == 900 << 10);
+	free(out);
+	CHECK_R(r, fetch_error(r, "c") && strstr(fetch_error(r, "c"), "more than"));
+	json_decref(r);
+	stop_ok(&d);
+}
+END_TEST
+
+/* Each kept /work is an open descriptor until the response is built: none
+ * may stay behind. */
+START_TEST(test_work_descriptors_closed)
+{
+	struct test_daemon d;
+	START(d, "--workers", "2");
+	struct sbx_conn *c = conn_open(&d);
+	json_decref(ping(c, "warm"));
+	int before = open_fds(d.pid);
+	for (int i = 0; i < 15; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "j%d", i);
+		json_t *req = job(id, "open('o', 'w').write('x')\n");
+		json_object_set_new(req, "fetch_files", json_pack("[s,s]", "o", "missing"));
+		if (i % 3 == 0) { /* killed for its limit: the descriptor is closed too */
+			lim(req, "wall_ms", 300);
+			json_object_set_new(req, "code", json_string("while 1: pass"));
+		}
+		json_t *r = call(c, req, CALL_MS);
+		CHECK_R(r, json_is_object(json_object_get(r, "files")));
+		json_decref(r);
+	}
+	int after = open_fds(d.pid);
+	ck_assert_msg(after <= before + 2, "daemon descriptors %d -> %d over 15 fetch jobs", before,
+		      after);
+	sbx_close(c);
+	stop_ok(&d);
+}
+END_TEST
+
+static Suite *fetch_suite(void)
+{
+	Suite *s = suite_create("daemon_fetch");
+	TCase *t = tmain_tcase(s, "fetch", TIMEOUT_S);
+	tcase_add_test(t, test_round_trip_every_byte);
+	tcase_add_test(t, test_killed_isolated_stdio_and_budget);
+	tcase_add_test(t, test_work_descriptors_closed);
+	return s;
+}
+
+int main(void)
+{
+	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-integ"};
+	return tmain(fetch_suite, &opts);
+}
