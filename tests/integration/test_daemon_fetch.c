@@ -153,6 +153,8 @@ START_TEST(test_work_descriptors_closed)
 {
 	struct test_daemon d;
 	START(d, "--workers", "2");
+	/* The fork servers' channels are open once they are ready. */
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
 	struct sbx_conn *c = conn_open(&d);
 	json_decref(ping(c, "warm"));
 	int before = open_fds(d.pid);
