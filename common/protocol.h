@@ -138,6 +138,7 @@
 #define P_MEMORY_BUDGET_MB "memory_budget_mb"
 /* The fork servers: how many are ready, and their resident memory together
  * (KiB; what the warm path costs while idle). */
+#define P_WARM_SERVERS "warm_servers"
 #define P_WARM_READY "warm_ready"
 #define P_WARM_RSS_KB "warm_rss_kb"
 #define P_MEMORY_ADMITTED_MB "memory_admitted_mb"

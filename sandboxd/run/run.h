@@ -19,14 +19,14 @@ json_t *run_request(const struct config *cfg, int slot, const struct job *j);
  * (start: jobs run cold until they are ready), looked after while the
  * worker waits for jobs (pending: some still importing; poll: notes which
  * are ready, rebuilds one that died), and stopped when it ends (stop).
- * ready: how many servers are ready, and their resident KiB together in
- * *rss_kb (any thread may ask). */
+ * ready: how many servers are ready, their resident KiB together in
+ * *rss_kb, and in *kept how many the workers keep (any thread may ask). */
 int run_warm_init(const struct config *cfg);
 void run_warm_start(const struct config *cfg, int slot);
 bool run_warm_pending(int slot);
 void run_warm_poll(const struct config *cfg, int slot);
 void run_warm_stop(int slot);
-long run_warm_ready(long *rss_kb);
+long run_warm_ready(long *rss_kb, long *kept);
 
 /* Each slot's job cgroups (run_cgpool.c): init once; idle, by the worker
  * after each response is handed over: removes the last job's cgroup and

@@ -23,7 +23,14 @@
 #include "sandboxd/run/run.h"
 #include "sandboxd/run/run_priv.h"
 
-enum { WK_PLAIN, WK_RUNNER, WK_COUNT };
+/* Plain runs and test requests, each from a light server (the runner only)
+ * and, when the profile preloads modules, a preloaded one: forking an
+ * interpreter costs in proportion to what it holds, so a job that names
+ * none of the preloaded modules is forked from the light one. Which one
+ * changes only how fast a job starts, never what it computes. */
+enum { WK_PLAIN, WK_RUNNER, WK_PLAIN_PRE, WK_RUNNER_PRE, WK_COUNT };
+#define WK_IS_RUNNER(k) ((k) & 1)
+#define WK_IS_PRE(k) ((k) >= WK_PLAIN_PRE)
 #define WARM_MEMORY_MB 2048 /* a server's cgroup: pandas and friends fit */
 #define WARM_PIDS 64
 #define WARM_MAX_FAILURES 3  /* starts in a row that failed: no more tries */
@@ -48,7 +55,8 @@ static int g_nslots;
  * worker, read by ping. */
 static _Atomic long (*g_rss)[WK_COUNT];
 
-#define WARM_READY_MS 20000 /* how long a worker waits for its servers at start */
+/* How many servers the workers keep (ping: warm_servers). */
+static _Atomic long g_kept;
 
 /* The plain server's main.py: it must be run as `python3 main.py` in /work
  * to have a cold run's argv, sys.path and __main__.__file__. */
@@ -106,8 +114,8 @@ static void server_stop(struct slot_server *ss)
 static void server_config(const struct profile *p, int kind, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "{\"kind\":\"%s\",\"preload\":[",
-				    kind == WK_RUNNER ? "runner" : "plain");
-	for (size_t i = 0; i < p->npreload && n < len; i++)
+				    WK_IS_RUNNER(kind) ? "runner" : "plain");
+	for (size_t i = 0; WK_IS_PRE(kind) && i < p->npreload && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s\"%s\"", i ? "," : "", p->preload[i]);
 	if (n < len)
 		snprintf(buf + n, len - n, "]}");
@@ -157,8 +165,8 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 			      .ro_paths = ro,
 			      .n_ro = nro,
 			      .seccomp = &p->seccomp,
-			      .files = kind == WK_PLAIN ? &boot : NULL,
-			      .nfiles = kind == WK_PLAIN};
+			      .files = WK_IS_RUNNER(kind) ? NULL : &boot,
+			      .nfiles = !WK_IS_RUNNER(kind)};
 	struct jail_spec spec;
 	uid_t uid = cfg->uid_base + (uid_t)slot;
 	if (jail_spec_init(&spec, &jj, uid, (gid_t)uid, cfg->root_dir, ss->have_cg) < 0) {
@@ -168,7 +176,7 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 	server_config(p, kind, zjson, sizeof zjson);
 	jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, zjson, strlen(zjson), "",
 			     key);
-	if (kind == WK_PLAIN)
+	if (!WK_IS_RUNNER(kind))
 		spec.argv[1 + p->nargs] = "main.py";
 	spec.zygote = true;
 	snprintf(spec.work_opts, sizeof spec.work_opts, "size=1m,nr_inodes=64,mode=0755");
@@ -188,7 +196,10 @@ void run_warm_start(const struct config *cfg, int slot)
 		return;
 	const struct profile *p = profile_find(&cfg->profiles, "python");
 	for (int k = 0; p && k < WK_COUNT; k++)
-		server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
+		if (!WK_IS_PRE(k) || p->npreload) {
+			atomic_fetch_add(&g_kept, 1);
+			server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
+		}
 }
 
 bool run_warm_pending(int slot)
@@ -224,13 +235,43 @@ void run_warm_stop(int slot)
 		server_stop(&g_slots[slot][k]);
 }
 
+/* Whether the job's text names a module its profile preloads (its top-level
+ * package, anywhere: in an import, a string, a comment). A job that does
+ * is forked from the preloaded server. */
+static bool text_names(const char *text, size_t len, const struct profile *p)
+{
+	for (size_t i = 0; text && i < p->npreload; i++) {
+		const char *m = p->preload[i];
+		size_t n = strcspn(m, ".");
+		if (n && memmem(text, len, m, n))
+			return true;
+	}
+	return false;
+}
+
+static bool names_preload(const struct job *j, const struct run_in *in)
+{
+	const struct profile *p = j->prof;
+	if (!p->npreload)
+		return false;
+	if (in && in->job_json)
+		return text_names(in->job_json, in->job_len, p);
+	if (text_names(j->req.code, j->req.code_len, p))
+		return true;
+	for (size_t i = 0; i < j->req.nfiles; i++)
+		if (text_names(j->req.files[i].data, j->req.files[i].len, p))
+			return true;
+	return false;
+}
+
 struct warm_server *run_warm_pick(const struct config *cfg, int slot, const struct job *j,
 				  const struct run_in *in)
 {
 	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots || (in && in->isolate))
 		return NULL;
-	int kind = in && in->job_json ? WK_RUNNER : WK_PLAIN;
-	long long key = kind == WK_RUNNER && in->seed >= 0 ? in->seed : -1;
+	int kind = (in && in->job_json ? WK_RUNNER : WK_PLAIN) +
+		   (names_preload(j, in) ? WK_PLAIN_PRE : 0);
+	long long key = WK_IS_RUNNER(kind) && in->seed >= 0 ? in->seed : -1;
 	struct slot_server *ss = &g_slots[slot][kind];
 	if (ss->w.zpid > 0 && warm_dead(&ss->w)) {
 		log_msg("fork server %d/%d ended; rebuilding it", slot, kind);
@@ -277,7 +318,7 @@ void run_warm_done(const struct config *cfg, int slot, struct warm_server *w)
 	}
 }
 
-long run_warm_ready(long *rss_kb)
+long run_warm_ready(long *rss_kb, long *kept)
 {
 	long n = 0, sum = 0;
 	for (int i = 0; i < g_nslots && g_rss; i++)
@@ -289,5 +330,6 @@ long run_warm_ready(long *rss_kb)
 			}
 		}
 	*rss_kb = sum;
+	*kept = atomic_load(&g_kept);
 	return n;
 }

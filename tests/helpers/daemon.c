@@ -413,13 +413,16 @@ int td_wait_warm(struct test_daemon *d, int timeout_ms)
 		if (fd >= 0)
 			close(fd);
 		json_t *v = p ? json_object_get(p, "warm_ready") : NULL;
+		json_t *k = p ? json_object_get(p, "warm_servers") : NULL;
 		ready = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+		long long kept = json_is_integer(k) ? (long long)json_integer_value(k) : -1;
 		json_decref(p);
-		if (ready >= 2LL * d->workers)
+		if (kept >= 2LL * d->workers && ready >= kept)
 			return 0;
 		td_sleep_ms(50);
 	}
-	set_err(d, "%lld of %d fork servers ready after %d ms", ready, 2 * d->workers, timeout_ms);
+	set_err(d, "%lld fork servers ready after %d ms (%d workers)", ready, timeout_ms,
+		d->workers);
 	return -1;
 }
 
