@@ -482,9 +482,9 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 		f.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	/* The job may only start once it is inside its cgroup, or its first
 	 * allocations and forks would escape the limits. (A warm job's pid 1
-	 * forks the job once it is there.) */
+	 * was put there before the job was handed to it: run_warm.c.) */
 	bool dead = false;
-	if (cg && cg->attach(cg->ctx, pid) < 0) {
+	if (cg && !f.warm && cg->attach(cg->ctx, pid) < 0) {
 		set_error(r, "cgroup attach", errno);
 		kill_job(&f, pid, &dead);
 	} else if (write(f.sync_w, "g", 1) != 1) {
@@ -499,9 +499,11 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 		set_error(r, "key channel", errno);
 	close_fd(&f.key_w);
 	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
-	/* The server reaps the job and its reaper, then takes the next. */
-	if (w && warm_finish(w, REAP_MS) < 0)
-		warm_stop(w);
+	/* The job's pid 1 died (its server killed from outside) before the job
+	 * said it was forked: nothing of the job ran, it may run cold. */
+	if (f.warm && !r->times.forked_ns && !r->have_status && !r->cancelled && !r->hit &&
+	    !r->out_len && !r->err_len)
+		r->warm_failed = true;
 	/* Streams still open after the drain: a cut sequence at their end is
 	 * now final (invalid), and must fit too. */
 	if (f.out.fd >= 0)

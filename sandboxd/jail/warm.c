@@ -29,7 +29,6 @@
 
 #define WARM_STACK (256 * 1024)
 #define WARM_SETUP_MS 10000 /* the server's init building its tree */
-#define WARM_SPAWN_MS 5000  /* a fork and a reaper's exec */
 
 static void close_fd(int *fd)
 {
@@ -43,11 +42,12 @@ static int wait_readable(const struct warm_server *w, int fd, int ms)
 {
 	struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = w->zpidfd, .events = POLLIN}};
 	uint64_t end = clock_mono_ns() + (uint64_t)ms * 1000000u;
-	for (;;) {
+	for (bool first = true;; first = false) {
 		uint64_t now = clock_mono_ns();
-		if (now >= end)
+		if (now >= end && !first) /* ms 0: one look */
 			return -1;
-		int rc = poll(p, w->zpidfd >= 0 ? 2 : 1, (int)((end - now) / 1000000u) + 1);
+		int left = now >= end ? 0 : (int)((end - now) / 1000000u) + 1;
+		int rc = poll(p, w->zpidfd >= 0 ? 2 : 1, left);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc <= 0 || (p[0].revents & (POLLERR | POLLNVAL)))
@@ -99,7 +99,7 @@ int warm_start(struct warm_server *w, const struct jail_spec *s, const struct ja
 {
 	int sync[2] = {-1, -1}, status[2] = {-1, -1}, ctl[2] = {-1, -1}, spec_fd = -1, rc = -1;
 	memset(w, 0, sizeof *w);
-	w->zpidfd = w->ctl = w->status_r = -1;
+	w->zpidfd = w->ctl = w->status_r = w->a_pidfd = -1;
 	char *stack = NULL;
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
@@ -194,6 +194,8 @@ void warm_stop(struct warm_server *w)
 	}
 	w->zpid = 0;
 	w->ready = false;
+	w->a_pid = 0;
+	close_fd(&w->a_pidfd);
 	close_fd(&w->zpidfd);
 	close_fd(&w->ctl);
 	close_fd(&w->status_r);
@@ -217,24 +219,35 @@ static pid_t pidfd_pid(int pidfd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
-int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid)
+int warm_prepare(struct warm_server *w, int ms)
 {
-	*pidfd = -1;
-	if (!w->ready || warm_msg_send(w->ctl, WARM_JOB, fds, n) < 0 ||
-	    wait_readable(w, w->ctl, WARM_SPAWN_MS) < 0 ||
-	    warm_msg_recv(w->ctl, WARM_SPAWNED, pidfd, 1) != 1 || (*pid = pidfd_pid(*pidfd)) <= 0) {
-		close_fd(pidfd);
+	if (w->a_pid > 0)
+		return 0;
+	if (!w->ready || wait_readable(w, w->ctl, ms) < 0)
+		return -1;
+	int pf = -1;
+	pid_t pid;
+	if (warm_msg_recv(w->ctl, WARM_SPAWNED, &pf, 1) != 1 || (pid = pidfd_pid(pf)) <= 0) {
+		close_fd(&pf);
+		warm_stop(w); /* anything else here is a broken server */
 		return -1;
 	}
-	w->jobs++;
+	w->a_pidfd = pf;
+	w->a_pid = pid;
 	return 0;
 }
 
-int warm_finish(struct warm_server *w, int ms)
+int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid)
 {
-	int none;
-	if (wait_readable(w, w->ctl, ms) < 0 || warm_msg_recv(w->ctl, WARM_DONE, &none, 0) != 0)
+	*pidfd = -1;
+	struct pollfd dead = {.fd = w->a_pidfd, .events = POLLIN};
+	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_msg_send(w->ctl, WARM_JOB, fds, n) < 0)
 		return -1;
+	*pidfd = w->a_pidfd;
+	*pid = w->a_pid;
+	w->a_pidfd = -1;
+	w->a_pid = 0;
+	w->jobs++;
 	return 0;
 }
 

@@ -16,6 +16,10 @@ struct warm_server {
 	pid_t zpid; /* the server's init, the daemon's child; 0: none */
 	int zpidfd, ctl, status_r;
 	bool ready;    /* the server said its imports are done */
+	/* The next job's pid 1, waiting for it (its pidfd; pid as the daemon
+	 * sees it), or -1: the server sends one after each job. */
+	int a_pidfd;
+	pid_t a_pid;
 	unsigned jobs; /* forked from it so far */
 	uint64_t started_ns;
 };
@@ -33,14 +37,15 @@ bool warm_ready(struct warm_server *w);
 bool warm_dead(const struct warm_server *w);
 /* Kills the server (its whole PID namespace with it) and reaps its init. */
 void warm_stop(struct warm_server *w);
-/* Hands the server a job's descriptors (WJ_* of warm_msg.h, n of them) and
- * waits (bounded) for the pidfd of the job's pid 1, with its pid as the
- * daemon sees it; once that is in the job's cgroup, "go" on the job's sync
- * pipe lets it fork the job. -1: the server failed; stop it. */
+/* Takes the next job's pid 1 once the server sent it, waiting at most ms:
+ * 0 (w->a_pid, w->a_pidfd set), or -1 (none yet, or the server failed:
+ * warm_dead says which). */
+int warm_prepare(struct warm_server *w, int ms);
+/* Hands the prepared pid 1 a job's descriptors (WJ_* of warm_msg.h, n of
+ * them); it forks the job at once, so it must be in the job's cgroup with
+ * its limits written. The pidfd and pid go to the caller. -1: the server
+ * failed; stop it. */
 int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid);
-/* After the job: waits at most ms for the server to say the job is reaped
- * and it is ready for the next. -1: it did not; stop it. */
-int warm_finish(struct warm_server *w, int ms);
 /* The server's resident memory in KiB, or -1. */
 long warm_rss_kb(const struct warm_server *w);
 

@@ -4,13 +4,13 @@
  * layers a cold job's init applies, in the same order, from the same code.
  *
  * The server (Python, pid 1 of its PID namespace, uid 0 and capabilities
- * only inside its user namespace) loops: wait for a job's descriptors
- * (warmfork_next), make the job's PID namespace, whose pid 1 puts itself
- * in the job's cgroup through the daemon, forks the job as pid 2 and
- * becomes the reaper (warmfork_spawn), and wait for the reaper
- * (warmfork_wait). The job applies the layers (warmfork_child) and returns
- * into Python to run. The server never runs job code, never reads a
- * job's description and is never a job's parent. */
+ * only inside its user namespace) loops on warmfork_spawn: the next job's
+ * PID namespace, whose pid 1 is made before the job exists and put into the
+ * job's cgroup by the daemon while the slot is idle; when the job's
+ * descriptors come, that pid 1 forks the job as pid 2 and becomes its
+ * reaper. The job applies the layers (warmfork_child) and returns into
+ * Python to run. The server never runs job code, never reads a job's
+ * description and is never a job's parent. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -44,17 +44,8 @@ enum { CTL_FD = 3, INIT_FD = 5 };
 static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
 static int g_nfds;
-static pid_t g_reaper = -1;
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
-static void close_job_fds(int keep)
-{
-	for (int i = 0; i < g_nfds; i++)
-		if (i != keep && g_fds[i] >= 0) {
-			close(g_fds[i]);
-			g_fds[i] = -1;
-		}
-}
 
 /* Once, before the first job: the server's own PID namespace (to return
  * to after each job's), the capability count, and "ready". */
@@ -66,27 +57,36 @@ EXPORT int warmfork_ready(void)
 	return send(CTL_FD, WARM_READY, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-/* What the job's first process (A, below) leaves the server: that it
- * failed. A shares the server's memory until its exec. */
+/* What the job's first process (A, below) leaves the server: 0 it exec'd
+ * the reaper, 1 it failed, 2 the daemon closed the channel. A shares the
+ * server's memory until its exec. */
 static jmp_buf g_jb;
-static volatile int g_a_failed;
+static volatile int g_a_state;
 
-/* A: pid 1 of the job's PID namespace, a vfork-style child sharing the
- * server's memory. It sends the daemon its pidfd, waits to be put into the
- * job's cgroup, forks the job (pid 2; its page tables and everything after
- * are the job's cgroup's), and execs the reaper (sandboxd-init), which
- * then is the job's parent and reports its status as a cold job's init
- * does. The job returns from the server's warmfork_spawn by longjmp: its
- * memory is a copy of the server's, whose frame there is intact. */
+/* A: pid 1 of the next job's PID namespace, made before the job exists: a
+ * vfork-style child sharing the server's memory. It sends the daemon its
+ * pidfd (the daemon puts it into the next job's cgroup while the slot is
+ * idle), waits for the job's descriptors, forks the job (pid 2; its page
+ * tables and everything after are the job's cgroup's), and execs the
+ * reaper (sandboxd-init), which then is the job's parent and reports its
+ * status as a cold job's init does. The job returns from the server's
+ * warmfork_spawn by longjmp: its memory is a copy of the server's, whose
+ * frame there is intact. */
 static int a_main(void *arg)
 {
 	(void)arg;
 	int pf = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	char go;
-	if (pf < 0 || warm_msg_send(CTL_FD, WARM_SPAWNED, &pf, 1) < 0 ||
-	    read(g_fds[WJ_SYNC], &go, 1) != 1)
+	if (pf < 0 || warm_msg_send(CTL_FD, WARM_SPAWNED, &pf, 1) < 0)
 		goto fail;
 	close(pf);
+	char b;
+	if (recv(CTL_FD, &b, 1, MSG_PEEK) == 0) {
+		g_a_state = 2;
+		_exit(0);
+	}
+	g_nfds = warm_msg_recv(CTL_FD, WARM_JOB, g_fds, WJ_COUNT);
+	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
+		goto fail;
 	pid_t job = fork();
 	if (job == 0)
 		longjmp(g_jb, 1);
@@ -102,53 +102,33 @@ static int a_main(void *arg)
 		goto fail;
 	syscall(SYS_execveat, INIT_FD, "", argv, envp, AT_EMPTY_PATH);
 fail:
-	g_a_failed = 1;
+	g_a_state = 1;
 	_exit(127);
 }
 
-/* Waits for the next job's descriptors. -2: the daemon closed the channel
- * (it stops the server). */
-EXPORT int warmfork_next(void)
-{
-	char b;
-	if (recv(CTL_FD, &b, 1, MSG_PEEK) == 0)
-		return -2;
-	g_nfds = warm_msg_recv(CTL_FD, WARM_JOB, g_fds, WJ_COUNT);
-	return g_nfds == WJ_COUNT_PLAIN || g_nfds == WJ_COUNT ? 0 : -1;
-}
-
-/* The job's PID namespace, its first process and the job itself (a_main).
- * Returns 1 in the job, 0 in the server once the reaper runs, -1 when it
- * failed. The caller (Python) brackets it with PyOS_BeforeFork and the
- * after-fork calls, as os.fork does. */
+/* The next job's PID namespace and its first process (a_main), which waits
+ * there for the job. Returns 1 in the job, 0 in the server once the reaper
+ * runs, -2 when the daemon closed the channel (stop), -1 when it failed.
+ * The caller (Python) brackets it with PyOS_BeforeFork and the after-fork
+ * calls, as os.fork does; it first reaps the reapers of earlier jobs. */
 EXPORT int warmfork_spawn(void)
 {
-	g_a_failed = 0;
+	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+		;
+	g_a_state = 0;
 	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0)
 		return -1;
 	if (setjmp(g_jb))
 		return 1;
-	g_reaper = clone(a_main, g_stack + sizeof g_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
-	if (g_reaper < 0)
+	pid_t a = clone(a_main, g_stack + sizeof g_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	if (a < 0)
 		return -1;
-	close_job_fds(-1);
-	if (g_a_failed) {
-		while (waitpid(g_reaper, NULL, __WALL) < 0 && errno == EINTR)
+	if (g_a_state) {
+		while (waitpid(a, NULL, __WALL) < 0 && errno == EINTR)
 			;
-		return -1;
+		return g_a_state == 2 ? -2 : -1;
 	}
 	return 0;
-}
-
-/* In the server after a spawn: waits for the job's reaper (it ends when the
- * job's main process does, or when the daemon kills it), then tells the
- * daemon it is ready for the next job. */
-EXPORT int warmfork_wait(void)
-{
-	while (waitpid(g_reaper, NULL, __WALL) < 0)
-		if (errno != EINTR)
-			return -1;
-	return send(CTL_FD, WARM_DONE, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
 #define STEP(call, name)                                                                           \

@@ -6,14 +6,14 @@
 
 #define WARM_READY "R"	 /* server -> daemon, once: imports done */
 #define WARM_JOB "J"	 /* daemon -> server: a job's descriptors (WJ_*) */
-#define WARM_SPAWNED "S" /* the job's pid 1 -> daemon: its pidfd; "go" when in the cgroup */
-#define WARM_DONE "D"	 /* server -> daemon: the job was reaped, its namespace ended */
+#define WARM_SPAWNED "S" /* the next job's pid 1 -> daemon: its pidfd */
+#define WARM_DONE "D"	 /* (tests) */
 
 /* A job's descriptors, in this order; the last two only for test runs. */
 enum {
 	WJ_SPEC,   /* sealed memfd: the job's description */
 	WJ_STATUS, /* jail_msg records to the daemon (the reaper writes the status) */
-	WJ_SYNC,   /* "go" from the daemon once the job's pid 1 is in its cgroup */
+	WJ_SYNC,   /* unused by a warm job: its pid 1 is in its cgroup before it */
 	WJ_STDIN,
 	WJ_STDOUT,
 	WJ_STDERR,
@@ -34,9 +34,7 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max);
 /* libsbxwarm.so's entry points, called from the server's Python
  * (sbx_runner/warm.py) through ctypes (warm_fork.c). */
 int warmfork_ready(void);
-int warmfork_next(void);
 int warmfork_spawn(void);
-int warmfork_wait(void);
 int warmfork_child(void);
 
 #endif

@@ -23,7 +23,7 @@ json_t *run_request(const struct config *cfg, int slot, const struct job *j);
  * *rss_kb, and in *kept how many the workers keep (any thread may ask). */
 int run_warm_init(const struct config *cfg);
 void run_warm_start(const struct config *cfg, int slot);
-bool run_warm_pending(int slot);
+bool run_warm_pending(const struct config *cfg, int slot);
 void run_warm_poll(const struct config *cfg, int slot);
 void run_warm_stop(int slot);
 long run_warm_ready(long *rss_kb, long *kept);

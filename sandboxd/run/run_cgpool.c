@@ -29,7 +29,7 @@ int run_cgpool_init(int slots)
 	return g_pool ? 0 : -1;
 }
 
-static int make_name(const struct config *cfg, int slot, char *name, size_t len)
+int run_cgpool_name(const struct config *cfg, int slot, char *name, size_t len)
 {
 	int n = snprintf(name, len, "%s-%d-%" PRIuFAST64, cfg->cg.instance, slot,
 			 atomic_fetch_add(&g_seq, 1));
@@ -48,7 +48,7 @@ int run_cgpool_take(const struct config *cfg, int slot, const struct cg_limits *
 		cg_job_destroy(j);
 	}
 	char name[64];
-	if (make_name(cfg, slot, name, sizeof name) < 0) {
+	if (run_cgpool_name(cfg, slot, name, sizeof name) < 0) {
 		snprintf(err, errlen, "cgroup name too long");
 		return -1;
 	}
@@ -78,8 +78,10 @@ void run_idle(const struct config *cfg, int slot)
 		p->have_done = false;
 	}
 	char name[64], err[256];
-	if (!p->have_next && make_name(cfg, slot, name, sizeof name) == 0)
+	if (!p->have_next && run_cgpool_name(cfg, slot, name, sizeof name) == 0)
 		p->have_next = cg_job_make(&cfg->cg, name, &p->next, err, sizeof err) == 0;
+	/* The fork servers' next pid 1s, into their cgroups. */
+	run_warm_poll(cfg, slot);
 }
 
 void run_cgpool_drop(int slot)

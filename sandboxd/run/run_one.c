@@ -102,7 +102,8 @@ static int run_peer(const struct config *cfg, int slot, const struct job *j, str
 }
 
 static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
-			const struct run_in *in, struct cg_job *cgj, struct run_facts *f)
+			const struct run_in *in, struct cg_job *cgj, struct warm_server *w,
+			struct run_facts *f)
 {
 	struct jail_job jj;
 	struct jail_spec spec;
@@ -143,7 +144,6 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	/* Forked from the slot's fork server when one fits; its tree is the
 	 * source of the job's binds, and its /tmp is where the job's root is
 	 * mounted before the pivot. */
-	struct warm_server *w = run_warm_pick(cfg, slot, j, in);
 	if (w) {
 		spec.warm = true;
 		spec.root_dir = "/tmp";
@@ -168,18 +168,26 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 	char err[256];
 	memset(f, 0, sizeof *f);
 	f->r.violation_nr = -1;
+	/* A fork server whose next job's pid 1 already waits in a cgroup of its
+	 * own: that cgroup is this run's. */
+	bool warm_cg = false;
+	struct warm_server *w = run_warm_pick(cfg, slot, j, in, &cgj, &warm_cg);
 	if (cfg->cg.version != CG_NONE) {
 		struct cg_limits cl = {.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
 				       .pids = (uint64_t)j->lim.pids,
 				       .cpus = (uint64_t)j->lim.cpus};
-		f->have_cg = run_cgpool_take(cfg, slot, &cl, &cgj, err, sizeof err) == 0;
+		f->have_cg = warm_cg ? cg_job_limit(&cgj, &cl, err, sizeof err) == 0
+				     : run_cgpool_take(cfg, slot, &cl, &cgj, err, sizeof err) == 0;
+		if (warm_cg && !f->have_cg) /* its pid 1 is in there: the server goes */
+			run_warm_fail(cfg, slot, w, &cgj);
 		if (!f->have_cg) {
 			snprintf(f->error, sizeof f->error, "cgroup: %.200s", err);
 			f->end_ns = clock_mono_ns();
 			return;
 		}
 	}
-	run_in_jail(cfg, slot, j, in, f->have_cg ? &cgj : NULL, f);
+	run_in_jail(cfg, slot, j, in, f->have_cg ? &cgj : NULL, f->have_cg || !warm_cg ? w : NULL,
+		    f);
 	if (!f->have_cg) {
 		f->end_ns = clock_mono_ns();
 		return;

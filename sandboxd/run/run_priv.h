@@ -64,12 +64,16 @@ uint64_t run_rusage_cpu_ms(const struct rusage *ru);
  * forked from, or NULL (run it cold); done: after a warm run, rebuilds a
  * server that failed or grew. */
 struct warm_server *run_warm_pick(const struct config *cfg, int slot, const struct job *j,
-				  const struct run_in *in);
+				  const struct run_in *in, struct cg_job *cg, bool *have_cg);
+/* A picked server whose job's cgroup could not take its limits: the server
+ * and that cgroup are removed. */
+void run_warm_fail(const struct config *cfg, int slot, struct warm_server *w, struct cg_job *cg);
 void run_warm_done(const struct config *cfg, int slot, struct warm_server *w);
 
 /* run_cgpool.c: a run's fresh cgroup, made ahead of time when the slot was
  * idle (take), and handed back after its counters are read, to be removed
  * when the slot is idle again (retire). */
+int run_cgpool_name(const struct config *cfg, int slot, char *name, size_t len);
 int run_cgpool_take(const struct config *cfg, int slot, const struct cg_limits *l, struct cg_job *j,
 		    char *err, size_t errlen);
 void run_cgpool_retire(int slot, struct cg_job *j);

@@ -9,6 +9,7 @@
  * row with the same profile and seed the server is rebuilt for them. Each
  * slot is used by one worker thread only: no locks. Servers' cgroups are
  * this file's, as a run's are run_one.c's. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/errfmt.h"
 #include "common/log.h"
 #include "sandboxd/jail/warm.h"
 #include "sandboxd/run/run.h"
@@ -44,6 +46,10 @@ struct slot_server {
 	bool have_cg;
 	long rss0;
 	int failures;
+	/* The cgroup the server's next job's pid 1 waits in (made and joined
+	 * while the slot is idle; the run that takes the server takes it). */
+	struct cg_job acg;
+	bool have_acg;
 	const struct profile *miss_prof;
 	long long miss_key;
 	int misses;
@@ -54,6 +60,8 @@ static int g_nslots;
 /* Each server's resident KiB once ready, else -1: written by its slot's
  * worker, read by ping. */
 static _Atomic long (*g_rss)[WK_COUNT];
+
+#define WARM_NEXT_MS 200 /* how long a job waits for its server's next pid 1 */
 
 /* How many servers the workers keep (ping: warm_servers). */
 static _Atomic long g_kept;
@@ -78,7 +86,8 @@ int run_warm_init(const struct config *cfg)
 	for (int i = 0; i < g_nslots; i++)
 		for (int k = 0; k < WK_COUNT; k++) {
 			g_slots[i][k].w =
-			    (struct warm_server){.zpidfd = -1, .ctl = -1, .status_r = -1};
+			    (struct warm_server){
+				.zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1};
 			atomic_store(&g_rss[i][k], -1);
 		}
 	return 0;
@@ -102,6 +111,11 @@ static void server_stop(struct slot_server *ss)
 {
 	warm_stop(&ss->w);
 	note_rss(ss);
+	if (ss->have_acg) {
+		cg_job_kill(&ss->acg, 1000);
+		cg_job_destroy(&ss->acg);
+		ss->have_acg = false;
+	}
 	if (ss->have_cg) {
 		cg_job_kill(&ss->cg, 1000);
 		cg_job_destroy(&ss->cg);
@@ -202,11 +216,46 @@ void run_warm_start(const struct config *cfg, int slot)
 		}
 }
 
-bool run_warm_pending(int slot)
+/* The server's next job's pid 1, into a fresh cgroup of its own, waiting at
+ * most ms for the server to send it. Moving a process into a cgroup waits
+ * for an RCU grace period (several ms): done here, while the slot is idle,
+ * it is not on any job's path. */
+static void prepare_next(const struct config *cfg, int slot, int kind, struct slot_server *ss,
+			 int ms)
 {
-	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++)
-		if (g_slots[slot][k].w.zpid > 0 && !g_slots[slot][k].w.ready)
+	if (!ss->w.ready || warm_prepare(&ss->w, ms) < 0 || cfg->cg.version == CG_NONE ||
+	    ss->have_acg)
+		return;
+	char name[64], err[256];
+	if (run_cgpool_name(cfg, slot, name, sizeof name) < 0 ||
+	    cg_job_make(&cfg->cg, name, &ss->acg, err, sizeof err) < 0) {
+		log_msg("fork server %d/%d: the next job's cgroup: %s", slot, kind, err);
+		return;
+	}
+	if (cg_job_attach(&ss->acg, ss->w.a_pid) < 0) {
+		log_msg("fork server %d/%d: the next job's pid 1 did not join its cgroup: %s",
+			slot, kind, errfmt_desc(errno));
+		cg_job_destroy(&ss->acg);
+		server_stop(ss);
+		return;
+	}
+	ss->have_acg = true;
+}
+
+/* A server is ready but its next job's pid 1 is not yet in its cgroup. */
+static bool unprepared(const struct config *cfg, const struct slot_server *ss)
+{
+	return ss->w.ready &&
+	       (ss->w.a_pid <= 0 || (cfg->cg.version != CG_NONE && !ss->have_acg));
+}
+
+bool run_warm_pending(const struct config *cfg, int slot)
+{
+	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++) {
+		const struct slot_server *ss = &g_slots[slot][k];
+		if (ss->w.zpid > 0 && (!ss->w.ready || unprepared(cfg, ss)))
 			return true;
+	}
 	return false;
 }
 
@@ -226,6 +275,11 @@ void run_warm_poll(const struct config *cfg, int slot)
 			ss->failures = 0;
 			note_rss(ss);
 		}
+	}
+	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++) {
+		struct slot_server *ss = &g_slots[slot][k];
+		if (ss->w.zpid > 0 && !warm_dead(&ss->w) && unprepared(cfg, ss))
+			prepare_next(cfg, slot, k, ss, 0);
 	}
 }
 
@@ -265,16 +319,18 @@ static bool names_preload(const struct job *j, const struct run_in *in)
 }
 
 struct warm_server *run_warm_pick(const struct config *cfg, int slot, const struct job *j,
-				  const struct run_in *in)
+				  const struct run_in *in, struct cg_job *cg, bool *have_cg)
 {
+	*have_cg = false;
 	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots || (in && in->isolate))
 		return NULL;
 	int kind = (in && in->job_json ? WK_RUNNER : WK_PLAIN) +
 		   (names_preload(j, in) ? WK_PLAIN_PRE : 0);
 	long long key = WK_IS_RUNNER(kind) && in->seed >= 0 ? in->seed : -1;
 	struct slot_server *ss = &g_slots[slot][kind];
-	if (ss->w.zpid > 0 && warm_dead(&ss->w)) {
+	if (ss->prof && ss->failures < WARM_MAX_FAILURES && (ss->w.zpid <= 0 || warm_dead(&ss->w))) {
 		log_msg("fork server %d/%d ended; rebuilding it", slot, kind);
+		ss->failures++;
 		server_start(cfg, slot, kind, ss, ss->prof, ss->key);
 	}
 	if (ss->prof != j->prof || ss->key != key) {
@@ -294,6 +350,15 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 	if (!ss->rss0) {
 		ss->rss0 = warm_rss_kb(&ss->w);
 		note_rss(ss);
+	}
+	/* Back to back with its last job, the next pid 1 may be on its way. */
+	prepare_next(cfg, slot, kind, ss, WARM_NEXT_MS);
+	if (unprepared(cfg, ss))
+		return NULL;
+	if (ss->have_acg) {
+		*cg = ss->acg;
+		*have_cg = true;
+		ss->have_acg = false;
 	}
 	return &ss->w;
 }
@@ -332,4 +397,17 @@ long run_warm_ready(long *rss_kb, long *kept)
 	*rss_kb = sum;
 	*kept = atomic_load(&g_kept);
 	return n;
+}
+
+void run_warm_fail(const struct config *cfg, int slot, struct warm_server *w, struct cg_job *cg)
+{
+	(void)cfg;
+	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++)
+		if (&g_slots[slot][k].w == w) {
+			log_msg("fork server %d/%d: the job's cgroup took no limits; rebuilding it",
+				slot, k);
+			server_stop(&g_slots[slot][k]);
+		}
+	cg_job_kill(cg, 1000);
+	cg_job_destroy(cg);
 }

@@ -111,7 +111,7 @@ static void *worker_main(void *arg)
 		/* While its fork servers import, the worker looks every 20 ms
 		 * whether they are ready; jobs meanwhile run cold. */
 		bool timed_out;
-		j = runq_pop_until(g_q, run_warm_pending(w->slot) ? 20 : -1, &timed_out);
+		j = runq_pop_until(g_q, run_warm_pending(g_cfg, w->slot) ? 20 : -1, &timed_out);
 		if (!j && timed_out) {
 			run_warm_poll(g_cfg, w->slot);
 			continue;

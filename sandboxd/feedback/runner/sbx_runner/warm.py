@@ -67,6 +67,10 @@ def _fresh():
             npr.seed()
         except Exception:
             pass
+    # The server's exit handlers are not the job's (a fresh interpreter
+    # starts with none).
+    import atexit
+    atexit._clear()
     ne = sys.modules.get("numexpr")
     if ne is not None:
         try:
@@ -104,12 +108,8 @@ def serve():
         # the daemon starts another (or falls back to cold jobs).
         if _threads() != 1:
             _die("%d threads: cannot fork safely" % _threads())
-        rc = lib.warmfork_next()
-        if rc == -2:
-            os._exit(0)         # the daemon closed the channel: stop
-        if rc < 0:
-            _die("a bad job message")
-        # As os.fork does, around the fork the job's pid 1 makes.
+        # As os.fork does, around the fork the next job's pid 1 makes once
+        # the job comes (it waits for it: this call returns then).
         api.PyOS_BeforeFork()
         rc = lib.warmfork_spawn()
         if rc == 1:
@@ -118,10 +118,10 @@ def serve():
             _fresh()
             return
         api.PyOS_AfterFork_Parent()
+        if rc == -2:
+            os._exit(0)         # the daemon closed the channel: stop
         if rc < 0:
             _die("could not start a job")
-        if lib.warmfork_wait() < 0:
-            _die("lost a job's reaper")
 
 
 def run_main():
@@ -145,6 +145,7 @@ def run_main():
     mod.__spec__ = None
     mod.__package__ = None
     mod.__builtins__ = builtins
+    mod.__annotations__ = {}     # the interpreter gives a script's __main__ one
     sys.modules["__main__"] = mod
     code = 0
     try:
