@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/numparse.h"
@@ -86,18 +87,48 @@ static int print_response(json_t *resp, int mode)
 
 static struct sbx_retry g_retry; /* --busy-retry */
 
+/* A `busy` without an id: the daemon refused the request unread, or the
+ * whole connection (at --max-connections, or the uid's --max-conn-per-peer;
+ * it then closes it). Nothing of the request ran, and libsbx cannot send it
+ * again on a closed connection: call() does, on a new one. */
+static bool refused_unread(const json_t *resp)
+{
+	const char *code =
+	    json_string_value(json_object_get(json_object_get(resp, R_ERROR), R_ERROR_CODE));
+	return code && strcmp(code, ERROR_BUSY) == 0 &&
+	       !json_string_value(json_object_get(resp, F_ID));
+}
+
 static int call(const char *sock, json_t *req, int pretty)
 {
 	char err[512];
-	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
-	if (!c) {
-		fprintf(stderr, "sbx: %s\n", err);
-		json_decref(req);
-		return EXIT_UNREACHABLE;
+	json_t *resp = NULL;
+	long long first = 0;
+	for (unsigned attempt = 0;; attempt++) {
+		struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
+		if (!c) {
+			fprintf(stderr, "sbx: %s\n", err);
+			json_decref(req);
+			return EXIT_UNREACHABLE;
+		}
+		sbx_set_retry(c, &g_retry);
+		resp = sbx_call(c, req, -1, err, sizeof err);
+		sbx_close(c);
+		if (!resp || !refused_unread(resp))
+			break;
+		/* The same schedule and bound as libsbx's own retries. */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+		first = attempt ? first : ms;
+		long d = sbx_retry_delay(&g_retry, attempt, ms - first, (uint32_t)rand());
+		if (d < 0)
+			break;
+		json_decref(resp);
+		resp = NULL;
+		nanosleep(&(struct timespec){.tv_sec = d / 1000, .tv_nsec = d % 1000 * 1000000},
+			  NULL);
 	}
-	sbx_set_retry(c, &g_retry);
-	json_t *resp = sbx_call(c, req, -1, err, sizeof err);
-	sbx_close(c);
 	json_decref(req);
 	if (!resp) {
 		fprintf(stderr, "sbx: %s (socket %s)\n", err, sock);
@@ -297,6 +328,7 @@ int main(int argc, char **argv)
 {
 	const char *sock = sbx_default_socket();
 	sbx_retry_default(&g_retry);
+	srand((unsigned)getpid() ^ (unsigned)time(NULL)); /* the jitter of reconnects */
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {

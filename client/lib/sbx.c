@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define MAX_RESPONSE (1u << 30)
+#define SUBMIT_FAILED_READ_MS 100 /* what a closed connection still holds is there at once */
 
 struct sbx_conn {
 	int fd;
@@ -335,8 +336,18 @@ json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *er
 		errfmt(err, errlen, "request without a string id");
 		return NULL;
 	}
-	if (sbx_submit(c, req, err, errlen) < 0)
+	if (sbx_submit(c, req, err, errlen) < 0) {
+		/* The daemon may have answered and closed before the request went
+		 * out (a refused connection: `busy`, no id): that answer, if it
+		 * is there, says more than the broken pipe. */
+		char ignored[64];
+		json_t *o =
+		    recv_response(c, deadline_of(SUBMIT_FAILED_READ_MS), ignored, sizeof ignored);
+		if (o && !json_string_value(json_object_get(o, F_ID)))
+			return o;
+		json_decref(o);
 		return NULL;
+	}
 	return sbx_wait(c, id, timeout_ms, err, errlen);
 }
 

@@ -4,7 +4,8 @@
  *     result exactly once (matched by id, the right output for each), and
  *     no `busy` reaches it; the same client with retries off sees `busy`
  *     (the control: the scenario does refuse, so the first can fail);
- *   - `sbx run` waits out a full queue; with --busy-retry 0 it fails `busy`;
+ *   - `sbx run` waits out a full queue, and a refused connection (the
+ *     daemon at --max-connections); with --busy-retry 0 it fails `busy`;
  *   - `sbx eval` over shared HumanEval tasks with more --jobs than the
  *     daemon's queue and workers completes with every turn recorded once;
  *     with retries off it stops on `busy`.
@@ -163,6 +164,41 @@ START_TEST(test_cli_run_waits_out_a_full_queue)
 }
 END_TEST
 
+/* A daemon at --max-connections refuses the connection itself (`busy`
+ * without an id, then closed): `sbx run` connects again, within the same
+ * bound, until there is room. */
+START_TEST(test_cli_run_reconnects_when_refused)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1", "--max-connections", "1");
+	struct sbx_conn *hold = conn_open(&d);
+	json_decref(ping(hold, "hold")); /* the daemon's one connection is taken */
+	char code[] = "/tmp/sbx-retry-code-XXXXXX";
+	int fd = mkstemp(code);
+	ck_assert(fd >= 0 && write(fd, "print('through')\n", 17) == 17);
+	close(fd);
+	char args[600], out[4096];
+	snprintf(args, sizeof args, "--socket %s --busy-retry 0 run %s", d.sock, code);
+	int rc = sbx_cli(args, out, sizeof out);
+	ck_assert_msg(rc == 4 && strstr(out, "\"busy\""), "--busy-retry 0: exit %d: %s", rc, out);
+	const char *b = getenv("SBX_BUILD");
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s/sbx --socket %s run %s 2>&1", b && *b ? b : "build", d.sock,
+		 code);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	td_sleep_ms(700); /* refused a few times meanwhile */
+	sbx_close(hold);
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(out, "through\\n"),
+		      "after the connection was freed: status %d: %s", st, out);
+	unlink(code);
+	stop_ok(&d);
+}
+END_TEST
+
 #define EVAL_TASKS 6
 
 /* sbx eval over the first EVAL_TASKS HumanEval tasks with canonical_gen.py
@@ -239,6 +275,7 @@ static Suite *client_retry_suite(void)
 	TCase *t = tmain_tcase(s, "retry", 120);
 	tcase_add_test(t, test_pipelined_exactly_once);
 	tcase_add_test(t, test_cli_run_waits_out_a_full_queue);
+	tcase_add_test(t, test_cli_run_reconnects_when_refused);
 	tcase_add_test(t, test_eval_small_queue);
 	return s;
 }
