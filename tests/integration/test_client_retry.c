@@ -207,11 +207,11 @@ END_TEST
 static int eval_small_queue(struct env *e, const struct sbx_retry *r, const char *out, char *err,
 			    size_t errlen)
 {
-	static char ids[EVAL_TASKS * 16];
+	static char ids[EVAL_TASKS * 24];
 	static const char *tasks[EVAL_TASKS];
 	for (int i = 0; i < EVAL_TASKS; i++) {
-		snprintf(ids + i * 16, 16, "HumanEval/%d", i);
-		tasks[i] = ids + i * 16;
+		snprintf(ids + i * 24, 24, "HumanEval/%d", i);
+		tasks[i] = ids + i * 24;
 	}
 	struct eval_opts o;
 	eval_opts_default(&o);
