@@ -28,7 +28,7 @@ struct sbx_conn {
 	size_t len, cap;
 	json_t *held;		/* responses received while waiting for another id */
 	struct pend_table pend; /* requests sent and not answered yet */
-	bool untracked;		/* a request without a string id was sent */
+	bool untracked;		/* a request not in pend was sent (no id, or no retry) */
 	struct sbx_retry retry;
 	uint64_t rng; /* xorshift64 state for the delays' jitter */
 	unsigned long retries;
@@ -150,12 +150,14 @@ int sbx_submit(struct sbx_conn *c, const json_t *req, char *err, size_t errlen)
 	line[n] = '\0';
 	const char *id = json_string_value(json_object_get(req, F_ID));
 	struct pend *e = NULL;
-	c->untracked |= !id;
 	if (id && c->retry.total_ms > 0 && !(e = pend_add(&c->pend, id, line, n))) {
 		free(line);
 		errfmt(err, errlen, "out of memory");
 		return -1;
 	}
+	/* A request not kept could be the one a `busy` without an id is for:
+	 * from now on such a busy is never pinned on the one kept in flight. */
+	c->untracked |= !e;
 	int rc = send_all(c, line, n, err, errlen);
 	if (rc < 0 && e)
 		pend_remove(&c->pend, e); /* not sent: no response will come for it */
