@@ -28,8 +28,10 @@ struct sbx_retry {
 #define SBX_RETRY_MAX_MS 1000
 #define SBX_RETRY_TOTAL_MS (10 * 60 * 1000)
 
-/* The defaults above: a daemon with a full queue drains it in well under a
- * second per thousand fast jobs, and a full one is retried for 10 minutes. */
+/* The defaults above: the first retries come within tens of ms (a queue of
+ * fast jobs frees a place in milliseconds), no delay is longer than 1 s (the
+ * daemon's default queue holds seconds of work, so a refused client is back
+ * before it runs dry), and a request is retried for up to 10 minutes. */
 void sbx_retry_default(struct sbx_retry *r);
 /* Applies to this connection from now on (a connection starts with the
  * defaults). */
@@ -51,12 +53,14 @@ void sbx_close(struct sbx_conn *c);
  * `busy` (see struct sbx_retry); the caller may change or free req. */
 int sbx_submit(struct sbx_conn *c, const json_t *req, char *err, size_t errlen);
 /* Waits for the response with this id (others that arrive meanwhile are
- * kept for later calls). timeout_ms < 0 waits forever. New reference or NULL. */
+ * kept for later calls). timeout_ms bounds the whole wait, retries
+ * included; < 0 waits forever. New reference or NULL. */
 json_t *sbx_wait(struct sbx_conn *c, const char *id, int timeout_ms, char *err, size_t errlen);
 /* Waits for any response. A `busy` being retried is not a response: the
  * request is sent again while these wait (never outside them). */
 json_t *sbx_next(struct sbx_conn *c, int timeout_ms, char *err, size_t errlen);
-/* submit + wait. */
+/* submit + wait. When the daemon refused the connection itself (`busy`
+ * without an id, then closed), that `busy` is the answer: connect again. */
 json_t *sbx_call(struct sbx_conn *c, const json_t *req, int timeout_ms, char *err, size_t errlen);
 /* Reads a whole file (or "-" for stdin), up to max bytes. */
 char *sbx_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);

@@ -130,11 +130,11 @@ START_TEST(test_cli_run_waits_out_a_full_queue)
 {
 	struct test_daemon d;
 	START(d, "--workers", "1", "--queue", "1");
-	/* One job running and one waiting: the queue is full for about 2 s. */
+	/* One job running and one waiting: the queue is full for about 1.2 s. */
 	struct sbx_conn *c = conn_open(&d), *pc = conn_open(&d);
-	submit(c, job("a", "import time\ntime.sleep(1)"));
+	submit(c, job("a", "import time\ntime.sleep(0.6)"));
 	wait_counts(pc, 0, 1);
-	submit(c, job("b", "import time\ntime.sleep(1)"));
+	submit(c, job("b", "import time\ntime.sleep(0.6)"));
 	wait_counts(pc, 1, 1);
 	char args[600], out[4096];
 	char code[] = "/tmp/sbx-retry-code-XXXXXX";
