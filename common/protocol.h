@@ -180,6 +180,10 @@ enum proto_limit_hit {
 	HIT_COUNT
 };
 
+/* An error code clients act on by name (libsbx retries it) without linking
+ * the name tables. */
+#define ERROR_BUSY "busy"
+
 enum proto_errcode {
 	E_BAD_JSON,    /* not a JSON object */
 	E_BAD_REQUEST, /* unknown field, wrong type, missing field */

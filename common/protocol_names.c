@@ -17,7 +17,7 @@ static const char *const hit_names[HIT_COUNT] = {
     NULL, "cpu", "wall", "memory", "pids", "output", "file_size", "case_cpu", "case_wall"};
 static const char *const err_names[E_COUNT] = {
     "bad_json",	      "bad_request", "too_large", "bad_limits", "bad_path",
-    "unknown_policy", "busy",	     "forbidden", "internal",	"shutting_down"};
+    "unknown_policy", ERROR_BUSY,    "forbidden", "internal",	"shutting_down"};
 static const char *const format_names[FMT_COUNT] = {NULL, "unittest", "humaneval", "asserts",
 						    "stdio"};
 static const char *const coverage_names[COV_COUNT] = {"full", "partial", "none"};

@@ -35,6 +35,23 @@
 #include "sandboxd/server/uidrange.h"
 #include "sandboxd/server/worker.h"
 
+/* The default --queue. Warm jobs take a few ms (a fork server's child: ~2-5
+ * ms end to end, 200-400 jobs/s per worker), so the queue is sized in time:
+ * 1024 per worker is 2.5-5 s of work, longer than the longest delay a
+ * client backs off after `busy` (1 s in libsbx), so a refused client is
+ * back before the workers run dry, and half of it (--max-queued-per-peer)
+ * takes a whole HumanEval or MBPP batch pipelined by one client on two
+ * workers without a single `busy`. What a waiting job costs: one eventfd
+ * (in the RLIMIT_NOFILE reserve, fds.c) and ~0.6 KB of daemon memory
+ * besides its request (measured: 4000 waiting `print(1)` jobs, +2.2 MB
+ * RSS; 2000 HumanEval test requests of 1.3 KB, +3.2 MB), and the requests
+ * waiting hold at most --buffer-budget-mb together (runq.c), however many
+ * there are: the default on 2 workers costs ~4 MB with HumanEval requests,
+ * and never more than that budget plus ~1.2 MB. At most 16384: past a few
+ * seconds of work a deeper queue only holds requests longer. */
+#define QUEUE_PER_WORKER 1024
+#define QUEUE_DEFAULT_MAX 16384
+
 #define STOP_WORKERS_MS 5000
 #define STALE_JOBS_MS 3000 /* how long a crashed run's jobs may take to die */
 
@@ -321,8 +338,10 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &cfg, pol, sizeof pol, runner, sizeof runner) < 0)
 		return 2;
 	bool socket_given = strcmp(cfg.socket_path, "/run/sandboxd.sock") != 0;
-	if (!cfg.queue_capacity)
-		cfg.queue_capacity = (size_t)cfg.workers * 64;
+	if (!cfg.queue_capacity) {
+		size_t n = (size_t)cfg.workers * QUEUE_PER_WORKER;
+		cfg.queue_capacity = n < QUEUE_DEFAULT_MAX ? n : QUEUE_DEFAULT_MAX;
+	}
 	if (peers_config_finish(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", err);
 		return 1;
@@ -419,8 +438,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-	struct runq_limits rl = peers_runq_limits(&cfg);
-	struct runq *q = runq_new(&rl);
 	/* Large buffers (request lines, responses) are mapped on their own, so
 	 * freeing one gives it back to the host at once: glibc's dynamic
 	 * threshold would otherwise move them to the heap after the first free,
@@ -429,6 +446,10 @@ int main(int argc, char **argv)
 	if (!cfg.buffer_budget)
 		cfg.buffer_budget = budget_default(&cfg);
 	budget_init(cfg.buffer_budget);
+	/* The requests waiting in the queue hold at most as many bytes again
+	 * (peers_runq_limits). */
+	struct runq_limits rl = peers_runq_limits(&cfg);
+	struct runq *q = runq_new(&rl);
 	if (sigfd < 0 || !q || server_listen(&cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;

@@ -2,9 +2,13 @@
 #ifndef SBX_CMD_H
 #define SBX_CMD_H
 
+#include "client/lib/sbx.h"
 #include "common/exitcodes.h"
 
-int cmd_eval(const char *sock, int argc, char **argv);
+/* --busy-retry SEC: "0" (never retry) or positive seconds, at most a day;
+ * sets r->total_ms. 0 or -1. */
+int cmd_parse_busy_retry(const char *v, struct sbx_retry *r);
+int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **argv);
 int cmd_score(int argc, char **argv);
 
 #endif

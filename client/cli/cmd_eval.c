@@ -15,15 +15,26 @@
 static void eval_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sbx [--socket PATH] eval --dataset FILE[.gz]\n"
+		"usage: sbx [--socket PATH] [--busy-retry SEC] eval --dataset FILE[.gz]\n"
 		"           --format bigcodebench|humaneval|mbpp|stdio --generator 'CMD'\n"
 		"           --setting NAME [--setting NAME]... | --setting all\n"
 		"           [--verbal 'CMD'] [--reference DIR] [--turns N] [--jobs N] [--out DIR]\n"
 		"           [--shard I/N] [--tasks ID,...] [--seed N] [--always-regenerate]\n"
 		"           [--model NAME] [--gen-timeout SEC] [--cpu SEC] [--wall SEC]\n"
-		"           [--memory MB] [--no-progress]\n"
+		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
-		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n");
+		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
+		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
+		"up to --busy-retry SEC (default 600; 0: never); after that the run stops.\n");
+}
+
+int cmd_parse_busy_retry(const char *v, struct sbx_retry *r)
+{
+	long ms = 0;
+	if (strcmp(v, "0") != 0 && (num_parse_seconds_ms(v, &ms) < 0 || ms > 86400000L))
+		return -1;
+	r->total_ms = (int)ms;
+	return 0;
 }
 
 /* Splits "a,b,c" in place into a NULL-terminated array (caller frees the array). */
@@ -65,11 +76,12 @@ static int add_setting(struct eval_opts *o, const char *name)
 	return 0;
 }
 
-int cmd_eval(const char *sock, int argc, char **argv)
+int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **argv)
 {
 	struct eval_opts o;
 	eval_opts_default(&o);
 	o.socket = sock;
+	o.retry = *retry;
 	const char **ids = NULL;
 	char *tasks_arg = NULL;
 	bool have_format = false;
@@ -137,6 +149,11 @@ int cmd_eval(const char *sock, int argc, char **argv)
 			o.tasks = ids;
 		} else if (strcmp(a, "--seed") == 0 && num_parse_long(v, 0, 4294967295L, &n) == 0) {
 			o.seed = n;
+		} else if (strcmp(a, "--busy-retry") == 0) {
+			if (cmd_parse_busy_retry(v, &o.retry) < 0) {
+				fprintf(stderr, "sbx eval: --busy-retry wants 0 or seconds\n");
+				goto bad;
+			}
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
 		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/numparse.h"
@@ -19,11 +20,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sbx [--socket PATH] ping\n"
-		"       sbx [--socket PATH] eval --dataset FILE --format F --generator CMD\n"
+		"usage: sbx [--socket PATH] [--busy-retry SEC] ping\n"
+		"       sbx [--socket PATH] [--busy-retry SEC] eval --dataset FILE --format F "
+		"--generator CMD\n"
 		"               --setting NAME... [options]   (sbx eval --help)\n"
 		"       sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
-		"       sbx [--socket PATH] run [--stdin FILE] [--file NAME=PATH]... [--cpu SEC]\n"
+		"       sbx [--socket PATH] [--busy-retry SEC] run [--stdin FILE] [--file "
+		"NAME=PATH]... [--cpu SEC]\n"
 		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
 		"               [--cpus N] [--policy NAME] [--id ID] [--pretty | --explain]\n"
 		"               [--tests FILE --format unittest|humaneval|asserts|stdio]\n"
@@ -32,6 +35,10 @@ static void usage(FILE *f)
 		"               [--float-tolerance X] [--case-cpu SEC] [--case-wall SEC]\n"
 		"               [--fail-fast] [--isolation none|process] CODE_FILE\n"
 		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
+		"A request the daemon refuses `busy` (its queue is full) is sent again with the\n"
+		"same id after a random delay that doubles from 10 ms up to 1 s, for at most\n"
+		"SEC seconds after its first `busy` (--busy-retry, default 600; 0: never).\n"
+		"No other error is retried.\n"
 		"For asserts and stdio, the tests FILE is a JSON array. --explain prints the\n"
 		"feedback a model would see instead of the JSON.\n");
 }
@@ -78,17 +85,50 @@ static int print_response(json_t *resp, int mode)
 	return rc;
 }
 
+static struct sbx_retry g_retry; /* --busy-retry */
+
+/* A `busy` without an id: the daemon refused the request unread, or the
+ * whole connection (at --max-connections, or the uid's --max-conn-per-peer;
+ * it then closes it). Nothing of the request ran, and libsbx cannot send it
+ * again on a closed connection: call() does, on a new one. */
+static bool refused_unread(const json_t *resp)
+{
+	const char *code =
+	    json_string_value(json_object_get(json_object_get(resp, R_ERROR), R_ERROR_CODE));
+	return code && strcmp(code, ERROR_BUSY) == 0 &&
+	       !json_string_value(json_object_get(resp, F_ID));
+}
+
 static int call(const char *sock, json_t *req, int pretty)
 {
 	char err[512];
-	struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
-	if (!c) {
-		fprintf(stderr, "sbx: %s\n", err);
-		json_decref(req);
-		return EXIT_UNREACHABLE;
+	json_t *resp = NULL;
+	long long first = 0;
+	for (unsigned attempt = 0;; attempt++) {
+		struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
+		if (!c) {
+			fprintf(stderr, "sbx: %s\n", err);
+			json_decref(req);
+			return EXIT_UNREACHABLE;
+		}
+		sbx_set_retry(c, &g_retry);
+		resp = sbx_call(c, req, -1, err, sizeof err);
+		sbx_close(c);
+		if (!resp || !refused_unread(resp))
+			break;
+		/* The same schedule and bound as libsbx's own retries. */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+		first = attempt ? first : ms;
+		long d = sbx_retry_delay(&g_retry, attempt, ms - first, (uint32_t)rand());
+		if (d < 0)
+			break;
+		json_decref(resp);
+		resp = NULL;
+		nanosleep(&(struct timespec){.tv_sec = d / 1000, .tv_nsec = d % 1000 * 1000000},
+			  NULL);
 	}
-	json_t *resp = sbx_call(c, req, -1, err, sizeof err);
-	sbx_close(c);
 	json_decref(req);
 	if (!resp) {
 		fprintf(stderr, "sbx: %s (socket %s)\n", err, sock);
@@ -287,10 +327,18 @@ out:
 int main(int argc, char **argv)
 {
 	const char *sock = sbx_default_socket();
+	sbx_retry_default(&g_retry);
+	srand((unsigned)getpid() ^ (unsigned)time(NULL)); /* the jitter of reconnects */
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
 			sock = argv[++i];
+		} else if (strcmp(argv[i], "--busy-retry") == 0 && i + 1 < argc) {
+			if (cmd_parse_busy_retry(argv[++i], &g_retry) < 0) {
+				fprintf(stderr,
+					"sbx: --busy-retry wants 0 or seconds up to a day\n");
+				return EXIT_USAGE;
+			}
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			return 0;
@@ -310,7 +358,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[i], "run") == 0)
 		return cmd_run(sock, argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "eval") == 0)
-		return cmd_eval(sock, argc - i - 1, argv + i + 1);
+		return cmd_eval(sock, &g_retry, argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "score") == 0)
 		return cmd_score(argc - i - 1, argv + i + 1);
 	usage(stderr);

@@ -64,6 +64,7 @@ void eval_opts_default(struct eval_opts *o)
 	    .limits = PROTO_LIMITS_UNSET,
 	    .progress = true,
 	};
+	sbx_retry_default(&o->retry);
 }
 
 /* --- options ---------------------------------------------------------------- */
@@ -324,6 +325,7 @@ static void *worker(void *arg)
 		fail(c, err);
 		return NULL;
 	}
+	sbx_set_retry(conn, &c->o->retry);
 	for (;;) {
 		pthread_mutex_lock(&c->mu);
 		bool stop = c->failed || c->next >= c->nitems;
@@ -343,11 +345,12 @@ static void *worker(void *arg)
 }
 
 /* The daemon's worker count, the default for --jobs. */
-static int daemon_workers(const char *sock, char *err, size_t errlen)
+static int daemon_workers(const char *sock, const struct sbx_retry *retry, char *err, size_t errlen)
 {
 	struct sbx_conn *conn = sbx_connect(sock, err, errlen);
 	if (!conn)
 		return -1;
+	sbx_set_retry(conn, retry);
 	json_t *req = json_pack("{s:s, s:s}", F_ID, "eval-ping", F_OP, "ping");
 	json_t *resp = req ? sbx_call(conn, req, 30000, err, errlen) : NULL;
 	json_t *w = json_object_get(resp, P_WORKERS);
@@ -474,7 +477,8 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 				    errfmt_desc(errno));
 	}
 	int jobs = o->jobs;
-	if (rc == 0 && c.nitems && jobs <= 0 && (jobs = daemon_workers(o->socket, err, errlen)) < 0)
+	if (rc == 0 && c.nitems && jobs <= 0 &&
+	    (jobs = daemon_workers(o->socket, &o->retry, err, errlen)) < 0)
 		rc = -1;
 	if (rc == 0) {
 		c.prog = progress_new(o->progress, total, done, solved);

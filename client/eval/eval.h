@@ -9,6 +9,7 @@
 
 #include "common/protocol.h"
 #include "client/eval/dataset.h"
+#include "client/lib/sbx.h"
 
 enum verbal_level { VERBAL_NONE, VERBAL_NOVICE, VERBAL_EXPERT };
 
@@ -48,6 +49,7 @@ struct eval_opts {
 	int gen_timeout_ms;	    /* per generator / verbal call */
 	struct proto_limits limits; /* per sandbox run; -1 = the daemon's defaults */
 	bool progress;		    /* a live line on stderr (only when it is a terminal) */
+	struct sbx_retry retry;	    /* for `busy` (sbx.h); a run refused past it stops */
 };
 
 void eval_opts_default(struct eval_opts *o);

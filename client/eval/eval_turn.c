@@ -18,7 +18,6 @@
 
 #define GEN_MAX_OUT (1u << 20)		 /* a model answer or a verbal feedback text */
 #define CALL_TIMEOUT_MS (30 * 60 * 1000) /* one sandbox answer, queueing included */
-#define BUSY_WAIT_MS (10 * 60 * 1000)	 /* how long a full daemon queue is retried */
 #define PARTIAL_TESTS 3			 /* ConvCodeWorld's partial coverage */
 /* The daemon's execution feedback when every test it shows passed. */
 #define PASSED_ALL "Passed all test runs"
@@ -312,28 +311,18 @@ static json_t *run_tests(struct eval_ctx *c, struct sbx_conn *conn, const struct
 		errfmt(err, errlen, "cannot build the test request for %s", it->task->id);
 		return NULL;
 	}
-	for (int waited = 0;;) {
-		json_t *resp = sbx_call(conn, req, CALL_TIMEOUT_MS, err, errlen);
-		if (!resp)
-			break;
-		const json_t *e = json_object_get(resp, R_ERROR);
-		const char *ecode = str_or(e, R_ERROR_CODE, "");
-		if (!e || request_error(ecode)) {
-			json_decref(req);
-			return resp;
-		}
-		if (strcmp(ecode, "busy") == 0 && waited < BUSY_WAIT_MS) {
-			/* A full queue (other clients): back off and retry. */
-			json_decref(resp);
-			usleep(200 * 1000);
-			waited += 200;
-			continue;
-		}
-		errfmt(err, errlen, "sandboxd: %s: %s", ecode, str_or(e, R_ERROR_MESSAGE, ""));
-		json_decref(resp);
-		break;
-	}
+	/* libsbx retries `busy` (o->retry); one that still comes back stops
+	 * the evaluation like any refusal. */
+	json_t *resp = sbx_call(conn, req, CALL_TIMEOUT_MS, err, errlen);
 	json_decref(req);
+	if (!resp)
+		return NULL;
+	const json_t *e = json_object_get(resp, R_ERROR);
+	const char *ecode = str_or(e, R_ERROR_CODE, "");
+	if (!e || request_error(ecode))
+		return resp;
+	errfmt(err, errlen, "sandboxd: %s: %s", ecode, str_or(e, R_ERROR_MESSAGE, ""));
+	json_decref(resp);
 	return NULL;
 }
 

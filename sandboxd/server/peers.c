@@ -136,6 +136,7 @@ struct runq_limits peers_runq_limits(const struct config *c)
 {
 	return (struct runq_limits){.capacity = c->queue_capacity,
 				    .per_peer = c->max_queued_per_peer,
+				    .bytes = c->buffer_budget,
 				    .memory_budget_mb = c->memory_budget_mb};
 }
 
@@ -234,7 +235,9 @@ enum proto_errcode peers_push_error(const struct config *c, int rc, const struct
 		errfmt(msg, len, "out of memory");
 		return E_INTERNAL;
 	default:
-		errfmt(msg, len, "the job queue is full; retry later");
+		errfmt(msg, len,
+		       "the job queue is full (--queue jobs, or --buffer-budget-mb of "
+		       "requests waiting); retry later");
 		return E_BUSY;
 	}
 }

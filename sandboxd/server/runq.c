@@ -38,6 +38,7 @@ struct runq {
 	struct job *picked;  /* the next job to start, waiting for memory */
 	struct job *running; /* linked through next while running */
 	size_t queued, nrunning;
+	size_t queued_bytes; /* of the jobs waiting (picked included) */
 	struct runq_limits lim;
 	long admitted_mb;
 	uint64_t picks;
@@ -196,6 +197,7 @@ static void runq_free_waiting(struct runq *q, void (*each)(const struct job *j, 
 		job_free(q->picked);
 		q->picked = NULL;
 	}
+	q->queued_bytes = 0;
 	while (q->active) {
 		struct runq_peer *p = q->active;
 		for (struct job *j = p->head, *n; j; j = n) {
@@ -232,7 +234,10 @@ int runq_push(struct runq *q, struct job *j)
 	pthread_mutex_lock(&q->mu);
 	int rc = RUNQ_OK;
 	struct runq_peer *p = NULL;
-	if (q->shutdown || q->queued >= q->lim.capacity)
+	/* The bytes bound what waiting requests hold in memory, whatever the
+	 * capacity: a request of any allowed size still fits an empty queue. */
+	if (q->shutdown || q->queued >= q->lim.capacity ||
+	    (q->lim.bytes && q->queued && q->queued_bytes + j->bytes > q->lim.bytes))
 		rc = RUNQ_FULL;
 	else if (q->lim.memory_budget_mb > 0 && j->memory_mb > q->lim.memory_budget_mb)
 		rc = RUNQ_TOO_BIG;
@@ -250,6 +255,7 @@ int runq_push(struct runq *q, struct job *j)
 		p->tail = j;
 		p->queued++;
 		q->queued++;
+		q->queued_bytes += j->bytes;
 		if (!p->active)
 			runq_active_add(q, p);
 		pthread_cond_broadcast(&q->cv);
@@ -286,6 +292,7 @@ struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out)
 			j->peer->queued--;
 			j->peer->running++;
 			q->queued--;
+			q->queued_bytes -= j->bytes;
 			q->admitted_mb += j->memory_mb;
 			j->next = q->running;
 			q->running = j;
@@ -334,6 +341,7 @@ static void runq_cancel_peer(struct runq *q, struct runq_peer *p, uint64_t conn_
 			*pp = j->next;
 			p->queued--;
 			q->queued--;
+			q->queued_bytes -= j->bytes;
 			job_free(j);
 		} else {
 			prev = j;
@@ -348,6 +356,7 @@ void runq_cancel_conn(struct runq *q, uint64_t conn_id)
 	pthread_mutex_lock(&q->mu);
 	if (q->picked && q->picked->conn_id == conn_id) {
 		struct runq_peer *p = q->picked->peer;
+		q->queued_bytes -= q->picked->bytes;
 		job_free(q->picked);
 		q->picked = NULL;
 		p->queued--;

@@ -23,6 +23,7 @@ struct job {
 	uint64_t conn_id;
 	uid_t uid;	/* the client's (SO_PEERCRED); with req.tenant, the job's peer */
 	long memory_mb; /* what the job holds against the memory budget while it runs */
+	size_t bytes;	/* its request line's length: what it holds against the queue's bytes */
 	struct proto_request req;
 	const struct profile *prof;
 	struct proto_limits lim;
@@ -41,12 +42,13 @@ struct job {
 struct runq_limits {
 	size_t capacity;       /* jobs waiting, all peers together */
 	size_t per_peer;       /* jobs waiting per peer; 0: only the capacity */
+	size_t bytes;	       /* request bytes waiting, all peers together; 0: no bound */
 	long memory_budget_mb; /* sum of memory_mb of running jobs; <= 0: none */
 };
 
 enum runq_push_result {
 	RUNQ_OK = 0,
-	RUNQ_FULL = -1,	     /* the queue is full, or shut down */
+	RUNQ_FULL = -1,	     /* the queue is full (jobs or bytes), or shut down */
 	RUNQ_PEER_FULL = -2, /* this peer has per_peer jobs waiting */
 	RUNQ_TOO_BIG = -3,   /* memory_mb above the whole budget: it could never start */
 	RUNQ_NOMEM = -4,

@@ -345,6 +345,7 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		} else {
 			j->received_ns = received;
 			j->queued_ns = clock_mono_ns();
+			j->bytes = len;
 			int rc = runq_push(q, j);
 			if (rc == RUNQ_OK) {
 				c->pending++;

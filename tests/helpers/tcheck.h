@@ -73,6 +73,10 @@ static inline struct sbx_conn *conn_open(const struct test_daemon *d)
 	char err[512];
 	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
 	ck_assert_msg(c != NULL, "connect: %s", err);
+	/* The suites test what the daemon answers, `busy` included: no retry
+	 * (test_client_retry.c turns it on where retrying is the subject). */
+	static const struct sbx_retry off = {.base_ms = 1, .max_ms = 1, .total_ms = 0};
+	sbx_set_retry(c, &off);
 	return c;
 }
 

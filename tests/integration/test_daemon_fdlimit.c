@@ -53,8 +53,8 @@ START_TEST(test_raised_at_start)
 	const char *args[] = {"--workers", "2", "--max-connections", "3000", NULL};
 	ck_assert_msg(start_with_soft(&d, 1024, args) == 0, "%s", d.err);
 	long soft = soft_nofile(d.pid);
-	/* 3000 connections + the queue (2 x 64) + 2 workers' jobs + the margin. */
-	ck_assert_msg(soft >= 3000 + 128 + 2 * 32 + 64, "soft NOFILE %ld", soft);
+	/* 3000 connections + the queue (2 x 1024) + 2 workers' jobs + the margin. */
+	ck_assert_msg(soft >= 3000 + 2048 + 2 * 32 + 64, "soft NOFILE %ld", soft);
 	ck_assert(td_log_contains(&d, "RLIMIT_NOFILE raised"));
 	td_stop(&d, 10000);
 	td_cleanup(&d);

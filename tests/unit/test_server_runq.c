@@ -379,6 +379,47 @@ START_TEST(test_shutdown_tells_everyone)
 }
 END_TEST
 
+/* A job of this many request bytes for conn (uid 1000). */
+static int push_bytes(struct runq *q, uint64_t conn, size_t bytes, const char *id)
+{
+	struct job *j = mk(conn, 1000, NULL, 1, id);
+	j->bytes = bytes;
+	int rc = runq_push(q, j);
+	if (rc != RUNQ_OK)
+		job_free(j);
+	return rc;
+}
+
+/* What waiting requests hold is bounded in bytes, whatever the count: a
+ * large queue of jobs cannot be a large queue of 16 MiB requests. */
+START_TEST(test_waiting_bytes_bounded)
+{
+	struct runq_limits lim = {.capacity = 100, .bytes = 1000};
+	struct runq *q = runq_new(&lim);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(push_bytes(q, 1, 600, "a"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 500, "b"), RUNQ_FULL);
+	ck_assert_int_eq(push_bytes(q, 1, 400, "c"), RUNQ_OK); /* exactly 1000 */
+	ck_assert_int_eq(push_bytes(q, 1, 1, "d"), RUNQ_FULL);
+	/* A job taken by a worker gives its bytes back. */
+	struct job *a;
+	ck_assert_str_eq(pop_id(q, true, &a), "a");
+	ck_assert_int_eq(push_bytes(q, 2, 500, "e"), RUNQ_OK);
+	/* So does a cancelled one (its client left). */
+	runq_cancel_conn(q, 2);
+	ck_assert_int_eq(push_bytes(q, 1, 600, "f"), RUNQ_OK);
+	finish(q, a);
+	ck_assert_str_eq(pop_id(q, false, NULL), "c");
+	ck_assert_str_eq(pop_id(q, false, NULL), "f");
+	/* Any request fits an empty queue, however large. */
+	ck_assert_int_eq(push_bytes(q, 1, 5000, "big"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1, "small"), RUNQ_FULL);
+	ck_assert_str_eq(pop_id(q, false, NULL), "big");
+	ck_assert_int_eq(push_bytes(q, 1, 1000, "g"), RUNQ_OK);
+	drain(q);
+}
+END_TEST
+
 static Suite *runq_suite(void)
 {
 	Suite *s = suite_create("server_runq");
@@ -396,6 +437,7 @@ static Suite *runq_suite(void)
 	tcase_add_test(t, test_picked_job_is_not_overtaken);
 	tcase_add_test(t, test_cancel_conn_everywhere);
 	tcase_add_test(t, test_shutdown_tells_everyone);
+	tcase_add_test(t, test_waiting_bytes_bounded);
 	return s;
 }
 
