@@ -6,9 +6,10 @@
  * the same bytes apart from usage, timing and path, and path must say which
  * path ran (tests/parity/parity.py, which documents the comparison). The
  * heavier part (hostile corpus, HumanEval, BigCodeBench) is
- * test_parity_data.c, in make check-parity. A control shows the comparison
- * can fail: two daemons that differ in what a job sees (their uid ranges)
- * must be reported as different.
+ * test_parity_data.c, in make check-parity. Two controls show the
+ * comparison can fail: two daemons that differ in what a job sees (their uid
+ * ranges) must be reported as different, and so must responses altered as a
+ * broken warm path could give them (another verdict, a flipped outcome).
  *
  * Run as root from the repository root: make build/tests/test_parity &&
  * SBX_BUILD=build build/tests/test_parity. */
@@ -81,6 +82,28 @@ START_TEST(test_parity_control_detects_difference)
 }
 END_TEST
 
+/* The control of the comparison itself: a default daemon that answered
+ * another verdict and flipped the first test's outcome (the driver alters
+ * its responses, SBX_PARITY_CONTROL) must be reported on every request. */
+START_TEST(test_parity_control_broken_responses)
+{
+	struct test_daemon cold, warm;
+	char err[2048];
+	ck_assert_msg(tparity_start(&cold, &warm, "1", NULL, err, sizeof err) == 0, "%s", err);
+	static const char *const env[] = {"SBX_PARITY_CONTROL=1", "SBX_PARITY_PATHS=0",
+					  "SBX_PARITY_QUICK=1", "SBX_PARITY_ONLY=/word_count/full/",
+					  NULL};
+	char *out;
+	int rc = tparity_run(&cold, &warm, "examples", env, &out);
+	td_cleanup(&warm);
+	td_cleanup(&cold);
+	ck_assert_msg(rc == 1 && strstr(out, "parity examples: 0 identical, 0 compared on named "
+					     "fields only, 2 differ"),
+		      "altered responses were not all reported (exit %d):\n%.3000s", rc, out);
+	free(out);
+}
+END_TEST
+
 static Suite *parity_suite(void)
 {
 	Suite *s = suite_create("parity");
@@ -88,6 +111,7 @@ static Suite *parity_suite(void)
 	tcase_add_test(t, test_parity_probes);
 	tcase_add_test(t, test_parity_examples);
 	tcase_add_test(t, test_parity_control_detects_difference);
+	tcase_add_test(t, test_parity_control_broken_responses);
 	return s;
 }
 

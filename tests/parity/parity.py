@@ -17,8 +17,9 @@ The comparison: each response line is parsed, then `usage`, `timing` and
 `path` are removed at top level and `duration_ms` from each test (the
 per-test timing); the rest is serialized again in the daemon's key order
 and compared byte for byte. Where a program's own output varies from run to
-run on the cold path too, a weaker comparison is named with its reason
-(HOSTILE_VERDICT_ONLY). On the default daemon `path` must be "warm" for every
+run on the cold path too, the varying part is normalized or a weaker
+comparison is used, named with its reason (HOSTILE_NORMALIZE, HOSTILE_WEAK,
+HOSTILE_TIME_RACE). On the default daemon `path` must be "warm" for every
 job without a seed and without isolation "process" (the warm path may
 legitimately run those cold: a seed no fork server has, a process-isolated
 job); on the --cold daemon it must be "cold". SBX_PARITY_PATHS=0 turns the
@@ -26,6 +27,11 @@ path check off (to see the content comparison alone).
 
 Exit 0: every comparison agreed; 1: a difference (each is printed);
 77: nothing could run (a data set missing), with the reason.
+SBX_PARITY_CONTROL=1: every response of the default daemon is altered as a
+broken warm path could answer (verdict, error code, first test outcome), and
+every comparison must report it (the control of test_parity.c).
+SBX_PARITY_STRICT=1: no per-program normalization or weak comparison (to
+find what varies on the cold path alone: both sockets the --cold daemon's).
 SBX_PARITY_QUICK=1: the examples part in its short form (make check).
 SBX_PARITY_ONLY=substring runs only the requests whose id contains it.
 SBX_DATASETS names the data set directory (default ../shared/datasets)."""
@@ -49,39 +55,41 @@ WINDOW = 16  # requests in flight on one connection (below the per-peer queue)
 CALL_S = 180  # the longest one response may take
 SKIP = 77
 
-# Hostile programs whose stdout (or message) varies from run to run on the
-# cold path itself, so only verdict, limit_hit, violation and the error
-# code are compared. Each says why.
-HOSTILE_VERDICT_ONLY = {
-    "res_fork_bomb.py": "prints how many forks succeeded before the pids limit: a race",
-    "res_thread_bomb.py": "prints how many threads started before the limit: a race",
-    "res_memory_gradual.py": "prints how far it got before the OOM kill: timing",
-    "res_memory_many_procs.py": "how far each child got before the OOM kill: timing",
-    "res_cpu_short_children.py": "counts children started before the CPU limit: timing",
-    "res_cpu_threads.py": "counts loop iterations before the CPU limit: timing",
-    "res_cpu_loop.py": "counts loop iterations before the CPU limit: timing",
-    "res_sleep.py": "stopped by the wall limit mid-way: timing",
-    "io_output_flood.py": "where the output is cut depends on when the daemon stops it",
-    "io_stdin_unread.py": "how much of stdin is consumed before exit: pipe timing",
-    "sys_violation_storm.py": "which thread's syscall the notifier sees first: a race",
-    "sys_violation_in_thread.py": "what the main thread printed before the kill: timing",
-    "sys_violation_in_child.py": "what the parent printed before the kill: timing",
-    "proc_double_fork.py": "what the orphan printed before the job ended: timing",
-    "proc_output_holder.py": "what the holder printed before the job ended: timing",
-    "sig_sigstop_self.py": "stopped and killed by the wall limit: timing",
-    "fs_fill_all.py": "byte counts written before ENOSPC vary with tmpfs accounting",
-    "fs_inode_exhaustion.py": "files created before the limit vary with timing",
-    "res_tcp_buffers.py": "bytes queued before the limit depend on the kernel's autotuning",
-    "res_udp_buffers.py": "bytes queued before the limit depend on the kernel's autotuning",
-    "res_unix_buffers.py": "bytes queued before the limit depend on timing",
-    "res_tcp_many_sockets.py": "sockets opened before the limit depend on timing",
-    "res_pipe_buffers.py": "pipes filled before the limit depend on timing",
-    "res_epoll_watches.py": "watches added before the limit depend on timing",
-    "res_memory_sysv_shm.py": "how far it got before the OOM kill: timing",
-    "res_memory_tmpfs.py": "how far it got before the OOM kill: timing",
-    "res_memory_huge.py": "the OOM kill's timing",
-    "sec_init_memory.py": "addresses of the init's memory (ASLR) in its output",
+# Hostile programs whose own output varies from run to run on the cold path
+# itself (found by running the corpus against one --cold daemon twice:
+# SBX_PARITY_WARM set to the cold socket, SBX_PARITY_STRICT=1). NORMALIZE:
+# the varying part is replaced on both sides, the rest compared byte for
+# byte. WEAK: only the named response fields are compared. Each says why.
+HEX_ADDR = (r"0x[0-9a-f]{6,}", "0xADDR")
+HOSTILE_NORMALIZE = {
+    "proc_mountinfo.py": ([(r"(?m)^\d+ \d+ \d+:\d+ ", "ID PARENT DEV ")],
+                          "mount ids and a new tmpfs's device number are global counters"),
+    "sec_inherited_fds.py": ([(r"(pipe|socket):\[\d+\]", r"\1:[N]")],
+                             "pipe inode numbers are a global counter"),
+    "res_memory_sysv_shm.py": ([HEX_ADDR], "it prints where the segment was attached (ASLR)"),
+    "res_udp_buffers.py": ([(r"\b(mem|alloc) \d+", r"\1 N")],
+                           "/proc/net/sockstat's TCP alloc and mem figures count the host's sockets"),
 }
+ALL_BUT_OUTPUT = ("verdict", "limit_hit", "violation", "error", "exit_code", "signal")
+HOSTILE_WEAK = {
+    "io_output_flood.py": (ALL_BUT_OUTPUT + ("stdout_truncated", "stderr_truncated"),
+                           "three writers race for the two pipes: which stream holds what "
+                           "when the limit fires varies"),
+    "res_memory_many_procs.py": (ALL_BUT_OUTPUT,
+                                 "which of its children the OOM killer picks varies"),
+    "sec_init_memory.py": (ALL_BUT_OUTPUT,
+                           "it prints addresses and registers of its own process (ASLR)"),
+    "sys_violation_storm.py": (("verdict", "limit_hit", "error", "exit_code", "signal"),
+                               "which thread's forbidden syscall the notifier sees first "
+                               "is a race between threads"),
+}
+# Programs that spin until a time limit (a cpu_ms below wall_ms): on a
+# loaded machine the wall limit may come first, on the cold path alone too.
+# limit_hit "cpu" and "wall" (and the message naming it) are the same
+# here; the verdict must still be timeout on both, and the rest agree.
+HOSTILE_TIME_RACE = {"res_cpu_loop.py", "res_cpu_short_children.py", "res_cpu_threads.py",
+                     "res_fork_bomb.py", "res_rlimit_raise.py", "sig_block_signals.py",
+                     "sig_ignore_signals.py"}
 
 
 def log(*a):
@@ -133,17 +141,46 @@ def run_both(reqs):
             res[key] = c.pipeline(reqs)
         finally:
             c.close()
+    if CONTROL:
+        res["warm"] = {k: broken(v) for k, v in res["warm"].items()}
     return {r["id"]: (res["cold"][r["id"]], res["warm"][r["id"]]) for r in reqs}, reqs
+
+
+def broken(line):
+    """SBX_PARITY_CONTROL: the response as a broken warm path could give
+    it: another verdict (or error code), and the first test's outcome
+    flipped. Every comparison must then report it."""
+    obj = json.loads(line)
+    if "verdict" in obj:
+        obj["verdict"] = "fail" if obj["verdict"] == "pass" else "pass"
+    elif isinstance(obj.get("error"), dict):
+        obj["error"]["code"] = "internal"
+    for x in (obj.get("tests") or [])[:1]:
+        x["outcome"] = "failed" if x.get("outcome") == "passed" else "passed"
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 # --- comparing -------------------------------------------------------------
 
-def normalize(line):
+def normalize(line, subs=(), time_race=False):
     """The response without usage, timing, path and per-test duration_ms,
-    serialized again in the daemon's own key order."""
+    serialized again in the daemon's own key order. The message of a job
+    killed by a SIGXCPU it sent itself names the CPU time it had used: that
+    figure is usage too. subs: (regex, replacement) for stdout and stderr."""
     obj = json.loads(line)
     for k in ("usage", "timing", "path"):
         obj.pop(k, None)
+    if isinstance(obj.get("message"), str):
+        obj["message"] = re.sub(r"\(SIGXCPU\) at \d+ ms of CPU", "(SIGXCPU) at N ms of CPU",
+                                obj["message"])
+    if time_race and obj.get("limit_hit") in ("cpu", "wall"):
+        obj["limit_hit"] = "cpu|wall"
+        obj["message"] = re.sub(r"^(CPU|wall) time limit exceeded$", "CPU|wall time limit exceeded",
+                                obj.get("message") or "")
+    for k in ("stdout", "stderr"):
+        for pat, rep in subs:
+            if isinstance(obj.get(k), str):
+                obj[k] = re.sub(pat, rep, obj[k])
     for t in obj.get("tests") or []:
         if isinstance(t, dict):
             t.pop("duration_ms", None)
@@ -195,10 +232,10 @@ class Tally:
         self.differ += 1
         log("DIFF %s %s: %s" % (self.part, req["id"], why))
 
-    def compare(self, req, cold, warm, fields=None, why=None):
+    def compare(self, req, cold, warm, fields=None, why=None, subs=(), time_race=False):
         self.path(req, "cold", cold)
         self.path(req, "warm", warm)
-        a, b = normalize(cold), normalize(warm)
+        a, b = normalize(cold, subs, time_race), normalize(warm, subs, time_race)
         if fields is None:
             if a == b:
                 self.agree += 1
@@ -445,11 +482,13 @@ def part_hostile():
     pairs, reqs = run_both([r for r, _ in jobs])
     names = dict((r["id"], n) for r, n in jobs)
     for r in reqs:
-        why = HOSTILE_VERDICT_ONLY.get(names[r["id"]])
-        fields = None
-        if why:
-            fields = ("verdict", "limit_hit", "violation", "error")
-        t.compare(r, *pairs[r["id"]], fields=fields, why=why)
+        name = names[r["id"]]
+        fields, why = HOSTILE_WEAK.get(name, (None, None))
+        subs = HOSTILE_NORMALIZE.get(name, ((), None))[0]
+        race = name in HOSTILE_TIME_RACE
+        if STRICT:
+            fields, subs, race = None, (), False
+        t.compare(r, *pairs[r["id"]], fields=fields, why=why, subs=subs, time_race=race)
     return t.done()
 
 
@@ -464,14 +503,20 @@ def dataset(name):
         return [json.loads(line) for line in f if line.strip()], path
 
 
+# Simple mutants: the first of these rewrites that applies to a canonical
+# solution (every HumanEval task has one).
+HE_MUTATIONS = ((r"<=", "<"), (r"==", "!="), (r"\+ 1\b", "+ 2"), (r"\bTrue\b", "False"),
+                (r" < ", " <= "), (r" > ", " >= "), (r" - ", " + "), (r"\[0\]", "[1]"),
+                (r"\breturn (?!None)", "return not "))
+
+
 def he_mutants(t):
-    """The canonical solution and simple mutants: a stub returning None, the
-    body's first comparison flipped, and a constant off by one."""
+    """The canonical solution, a stub returning None and one mutant."""
     body = t["canonical_solution"]
     out = [("canonical", body), ("none", "    return None\n")]
-    for pat, rep in ((r"<=", "<"), (r"==", "!="), (r"\+ 1", "+ 2"), (r"\bTrue\b", "False")):
+    for i, (pat, rep) in enumerate(HE_MUTATIONS):
         if re.search(pat, body):
-            out.append(("mut%s" % re.sub(r"\W", "", rep) or "x", re.sub(pat, rep, body, 1)))
+            out.append(("mutant%d" % i, re.sub(pat, rep, body, count=1)))
             break
     return out
 
@@ -483,18 +528,43 @@ def outcomes(line):
 
 
 def compare_tests(t, reqs, pairs):
-    """Verdict and per-test outcomes must agree (the hard requirement);
-    the whole response is compared too (differences are printed as DIFF)."""
-    out_diff = 0
+    """Verdict and per-test outcomes must agree, and the whole response too.
+    A request without a seed that differs is sent to the --cold daemon once
+    more: when the cold path gives a different response again, the task's
+    own result is random (it uses unseeded randomness) and it is reported as
+    VARIES, not as a difference; with a seed there is no such excuse."""
+    out_diff, varies, again = 0, 0, []
     for r in reqs:
         cold, warm = pairs[r["id"]]
+        differs = (outcomes(cold) != outcomes(warm) or
+                   normalize(cold) != normalize(warm))
+        if differs and "seed" not in r and not STRICT:
+            again.append(r)
+    cold2 = {}
+    if again:
+        c = Conn(SOCKS["cold"])
+        try:
+            cold2 = c.pipeline(again)
+        finally:
+            c.close()
+    for r in reqs:
+        cold, warm = pairs[r["id"]]
+        if r["id"] in cold2 and normalize(cold2[r["id"]]) != normalize(cold):
+            varies += 1
+            log("VARIES %s %s: the cold path alone gave two different responses "
+                "(outcomes %s, then %s): not compared" % (t.part, r["id"], outcomes(cold),
+                                                         outcomes(cold2[r["id"]])))
+            t.path(r, "cold", cold)
+            t.path(r, "warm", warm)
+            continue
         if outcomes(cold) != outcomes(warm):
             out_diff += 1
             log("OUTCOME %s %s: cold %s | warm %s" % (t.part, r["id"], outcomes(cold),
                                                      outcomes(warm)))
         t.compare(r, cold, warm)
-    log("parity %s: verdict and per-test outcomes agree on %d of %d" %
-        (t.part, len(reqs) - out_diff, len(reqs)))
+    log("parity %s: verdict and per-test outcomes agree on %d of %d (%d vary on the cold "
+        "path alone and were not compared)" % (t.part, len(reqs) - out_diff - varies,
+                                                len(reqs) - varies, varies))
     return out_diff == 0
 
 
@@ -572,6 +642,8 @@ SOCKS = {"cold": os.environ.get("SBX_PARITY_COLD", ""),
 ONLY = os.environ.get("SBX_PARITY_ONLY", "")
 # The examples part in make check: each program and each task's canonical
 # solution once (the variants are in make check-parity).
+CONTROL = os.environ.get("SBX_PARITY_CONTROL", "") not in ("", "0")
+STRICT = os.environ.get("SBX_PARITY_STRICT", "") not in ("", "0")
 QUICK = os.environ.get("SBX_PARITY_QUICK", "") not in ("", "0")
 CHECK_PATHS = os.environ.get("SBX_PARITY_PATHS", "1") != "0"
 
