@@ -87,6 +87,15 @@ def part_probes():
     for r in reqs:
         t.compare(r, *pairs[r["id"]])
     ok = t.done()
+    # A probe that breaks prints the same traceback on both paths: every
+    # probe but the exit_* ones must pass on the cold path, or it proves
+    # nothing.
+    for r in reqs:
+        v = json.loads(pairs[r["id"]][0]).get("verdict")
+        if not r["id"].startswith("probe/exit_") and v != "pass":
+            ok = False
+            log("BROKEN probes %s: verdict %s on the cold path (a probe must pass): %s" %
+                (r["id"], v, pairs[r["id"]][0][-600:].decode(errors="replace")))
     # Freshness: two unseeded jobs on the same daemon must not share random
     # state (random, os.urandom, numpy). hash() is reported, not required:
     # the hash secret is fixed per interpreter, and the warm path's rule for

@@ -17,8 +17,8 @@ import warnings
 
 
 def show(tag):
-    print(tag, "warnings.filters:", [(a, str(m.pattern) if m else None, c.__name__,
-                                      str(mod.pattern) if mod else None, ln)
+    print(tag, "warnings.filters:", [(a, getattr(m, "pattern", m), c.__name__,
+                                      getattr(mod, "pattern", mod), ln)
                                      for a, m, c, mod, ln in warnings.filters])
     print(tag, "recursionlimit:", sys.getrecursionlimit(), sys.getswitchinterval())
     print(tag, "gc:", gc.isenabled(), gc.get_threshold(), len(gc.callbacks), gc.get_debug())
