@@ -7,7 +7,10 @@ one (warm path) and a `--cold` one, and compares their responses.
 
 PART is one of: probes (tests/parity/probes/*.py), examples (examples/),
 hostile (tests/hostile/*.py job programs), humaneval (164 canonical
-solutions and two mutants each), bigcodebench (a sample of the data set).
+solutions, a None stub and a mutant each), bigcodebench (a sample of the
+data set: canonical solutions and None stubs); the data-set requests with
+and without a seed (parity_data.py), and in them verdicts and per-test
+outcomes must agree as well as the whole response.
 tests/integration/test_parity.c and test_parity_data.c start the daemons
 (both with the same --uid-base, so the uids the jobs see are the same) and
 run this script; it never runs jobs on both daemons at once, because the two
@@ -18,9 +21,14 @@ The comparison: each response line is parsed, then `usage`, `timing` and
 per-test timing); the rest is serialized again in the daemon's key order
 and compared byte for byte. Where a program's own output varies from run to
 run on the cold path too, the varying part is normalized or a weaker
-comparison is used, named with its reason (parity_data.py: HOSTILE_NORMALIZE,
-HOSTILE_WEAK, HOSTILE_TIME_RACE). On the default daemon `path` must be "warm" for every
-job without a seed and without isolation "process" (the warm path may
+comparison is used, named with its reason (parity_data.py:
+HOSTILE_NORMALIZE, HOSTILE_WEAK, HOSTILE_TIME_RACE); an unseeded data-set
+request that differs is re-run on the --cold daemon, and not compared when
+the cold path disagrees with itself. Probes: fresh_random.py is not compared
+but run twice per daemon (two unseeded jobs must not share random state),
+and every probe but exit_* must pass on the cold path.
+
+On the default daemon `path` must be "warm" for every job without a seed and without isolation "process" (the warm path may
 legitimately run those cold: a seed no fork server has, a process-isolated
 job); on the --cold daemon it must be "cold". SBX_PARITY_PATHS=0 turns the
 path check off (to see the content comparison alone).
