@@ -73,7 +73,7 @@ START_TEST(test_parity_controls)
 	    {"hostile", "1", "SBX_PARITY_ONLY=res_cpu_loop",
 	     "parity hostile: 0 identical, 0 compared on named fields only, 1 differ"},
 	    {"humaneval", "2", "SBX_PARITY_ONLY=HumanEval/0/",
-	     "verdict and per-test outcomes agree on 0 of 5"},
+	     "verdict and per-test outcomes agree on 0 of 5 "},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		struct test_daemon cold, warm;
@@ -104,7 +104,7 @@ static Suite *parity_data_suite(void)
 	tcase_add_test(tmain_tcase(s, "hostile", 600), test_parity_hostile);
 	tcase_add_test(tmain_tcase(s, "examples", 300), test_parity_examples_all);
 	tcase_add_test(tmain_tcase(s, "humaneval", 1200), test_parity_humaneval);
-	tcase_add_test(tmain_tcase(s, "bigcodebench", 1200), test_parity_bigcodebench);
+	tcase_add_test(tmain_tcase(s, "bigcodebench", 1800), test_parity_bigcodebench);
 	tcase_add_test(tmain_tcase(s, "controls", 300), test_parity_controls);
 	return s;
 }
