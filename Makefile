@@ -50,7 +50,11 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 # descriptors over thousands of jobs. They take minutes, not seconds.
 STRESS_SRC := tests/integration/test_hostile_clients.c tests/integration/test_daemon_load.c
 STRESS_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(STRESS_SRC))
-INTEG_SRC := $(filter-out $(STRESS_SRC),$(wildcard tests/integration/test_*.c))
+# The parity tier (make check-parity, its own budget in .ci/run): the warm
+# and cold paths compared on the hostile corpus and the data sets, minutes.
+PARITY_SRC := tests/integration/test_parity_data.c
+PARITY_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(PARITY_SRC))
+INTEG_SRC := $(filter-out $(STRESS_SRC) $(PARITY_SRC),$(wildcard tests/integration/test_*.c))
 INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(INTEG_SRC))
 # The shared test code (tests/helpers/*.c, all but failalloc.c) as one
 # archive: each test binary links the helpers it uses.
@@ -72,7 +76,7 @@ SHELL := /bin/bash
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall install-python uninstall-python pyclient \
 	check-cluster-local fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
-	stress check-stress ops k8s-schemas cluster cluster-deps apt-node check-cluster http check-http \
+	stress check-stress ops k8s-schemas cluster cluster-deps apt-node check-cluster http check-http parity check-parity \
 	integration asan check-asan format format-check lint layout clean
 all: $(BUILD)/sandboxd $(BUILD)/sandboxd-init $(BUILD)/libsbxwarm.so $(BUILD)/sbx $(BUILD)/runner.pyz $(BUILD)/sandboxd-http
 
@@ -279,6 +283,12 @@ cluster: all $(K8S_SCHEMAS)
 
 check-cluster: deps cluster-deps
 	@$(MAKE) --no-print-directory cluster
+
+parity: all $(PARITY_BIN)
+	@SBX_BUILD=$(BUILD) tests/run_suite.sh parity $(PARITY_BIN)
+
+check-parity: deps
+	@$(MAKE) --no-print-directory parity
 
 # The tree's shape on the built objects: no link-level cycle, calls only down
 # the component order, the size rule, libsbx without daemon symbols, and a
