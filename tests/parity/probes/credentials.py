@@ -33,8 +33,17 @@ def show(tag):
             left, right = line.split(" - ", 1)
             fields = left.split()
             # fields[0:2] are mount ids, [2] the device numbers: both global.
+            # A tmpfs a warm job mounts inside its fork server's user
+            # namespace belongs to the server's uid, and tmpfs names an
+            # owner that is not host root (docs/architecture.md, "What
+            # differs"): the owner's uid= and gid= are left out of the
+            # super options here, and only there.
+            opts = right.split()[2]
+            if right.split()[0] == "tmpfs":
+                opts = ",".join(o for o in opts.split(",")
+                                if not o.startswith(("uid=", "gid=")))
             print(tag, "mount", fields[3], fields[4], fields[5], " ".join(fields[6:]), "-",
-                  right.split()[0], right.split()[1], right.split()[2])
+                  right.split()[0], right.split()[1], opts)
     print(tag, "home:", os.path.expanduser("~"))
     try:
         import pwd
