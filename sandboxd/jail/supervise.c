@@ -314,8 +314,9 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 				r->times.exec_ns = clock_mono_ns();
 				/* /work is written and the payloads run: pin it. */
 				if (s->keep_work)
-					r->have_work = (r->work_fd = f->warm ? workfiles_open_child(pid)
-									     : workfiles_open(pid)) >= 0;
+					r->have_work =
+					    (r->work_fd = f->warm ? workfiles_open_child(pid)
+								  : workfiles_open(pid)) >= 0;
 			}
 			if (l < 0 || ++f->nlisteners == f->want_listeners)
 				close_fd(&f->notify_r);

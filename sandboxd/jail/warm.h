@@ -15,7 +15,7 @@ struct jail_cgroup;
 struct warm_server {
 	pid_t zpid; /* the server's init, the daemon's child; 0: none */
 	int zpidfd, ctl, status_r;
-	bool ready;    /* the server said its imports are done */
+	bool ready; /* the server said its imports are done */
 	/* The next job's pid 1, waiting for it (its pidfd; pid as the daemon
 	 * sees it), or -1: the server sends one after each job. */
 	int a_pidfd;

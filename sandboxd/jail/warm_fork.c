@@ -46,7 +46,6 @@ static int g_fds[WJ_COUNT];
 static int g_nfds;
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
-
 /* Once, before the first job: the server's own PID namespace (to return
  * to after each job's), the capability count, and "ready". */
 EXPORT int warmfork_ready(void)

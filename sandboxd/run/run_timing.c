@@ -10,9 +10,8 @@
 #include "sandboxd/run/run_priv.h"
 
 static const char *const tm_names[RUN_TM_COUNT] = {
-    TM_ACCEPT_US, TM_QUEUE_US, TM_SETUP_HOST_US, TM_FORK_US, TM_SETUP_JAIL_US, TM_START_US,
-    TM_USER_CODE_US,
-    TM_TESTS_US,  TM_EXIT_US,  TM_RUN_US,	 TM_TEARDOWN_US,   TM_RESPONSE_US};
+    TM_ACCEPT_US,    TM_QUEUE_US, TM_SETUP_HOST_US, TM_FORK_US, TM_SETUP_JAIL_US, TM_START_US,
+    TM_USER_CODE_US, TM_TESTS_US, TM_EXIT_US,	    TM_RUN_US,	TM_TEARDOWN_US,	  TM_RESPONSE_US};
 
 /* Adds the phase ending at `at` (0: not seen) and moves the mark there. */
 static void run_timing_pass(struct run_timing *t, enum run_tm phase, uint64_t at)

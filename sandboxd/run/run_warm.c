@@ -31,7 +31,7 @@
  * none of the preloaded modules is forked from the light one. Which one
  * changes only how fast a job starts, never what it computes. */
 enum { WK_PLAIN, WK_RUNNER, WK_PLAIN_PRE, WK_RUNNER_PRE, WK_COUNT };
-#define WK_IS_RUNNER(k) ((k) & 1)
+#define WK_IS_RUNNER(k) ((k)&1)
 #define WK_IS_PRE(k) ((k) >= WK_PLAIN_PRE)
 #define WARM_MEMORY_MB 2048 /* a server's cgroup: pandas and friends fit */
 #define WARM_PIDS 64
@@ -85,9 +85,8 @@ int run_warm_init(const struct config *cfg)
 	/* No server yet: no descriptor (0 is one). */
 	for (int i = 0; i < g_nslots; i++)
 		for (int k = 0; k < WK_COUNT; k++) {
-			g_slots[i][k].w =
-			    (struct warm_server){
-				.zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1};
+			g_slots[i][k].w = (struct warm_server){
+			    .zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1};
 			atomic_store(&g_rss[i][k], -1);
 		}
 	return 0;
@@ -233,8 +232,8 @@ static void prepare_next(const struct config *cfg, int slot, int kind, struct sl
 		return;
 	}
 	if (cg_job_attach(&ss->acg, ss->w.a_pid) < 0) {
-		log_msg("fork server %d/%d: the next job's pid 1 did not join its cgroup: %s",
-			slot, kind, errfmt_desc(errno));
+		log_msg("fork server %d/%d: the next job's pid 1 did not join its cgroup: %s", slot,
+			kind, errfmt_desc(errno));
 		cg_job_destroy(&ss->acg);
 		server_stop(ss);
 		return;
@@ -245,8 +244,7 @@ static void prepare_next(const struct config *cfg, int slot, int kind, struct sl
 /* A server is ready but its next job's pid 1 is not yet in its cgroup. */
 static bool unprepared(const struct config *cfg, const struct slot_server *ss)
 {
-	return ss->w.ready &&
-	       (ss->w.a_pid <= 0 || (cfg->cg.version != CG_NONE && !ss->have_acg));
+	return ss->w.ready && (ss->w.a_pid <= 0 || (cfg->cg.version != CG_NONE && !ss->have_acg));
 }
 
 bool run_warm_pending(const struct config *cfg, int slot)
@@ -324,11 +322,12 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 	*have_cg = false;
 	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots || (in && in->isolate))
 		return NULL;
-	int kind = (in && in->job_json ? WK_RUNNER : WK_PLAIN) +
-		   (names_preload(j, in) ? WK_PLAIN_PRE : 0);
+	int kind =
+	    (in && in->job_json ? WK_RUNNER : WK_PLAIN) + (names_preload(j, in) ? WK_PLAIN_PRE : 0);
 	long long key = WK_IS_RUNNER(kind) && in->seed >= 0 ? in->seed : -1;
 	struct slot_server *ss = &g_slots[slot][kind];
-	if (ss->prof && ss->failures < WARM_MAX_FAILURES && (ss->w.zpid <= 0 || warm_dead(&ss->w))) {
+	if (ss->prof && ss->failures < WARM_MAX_FAILURES &&
+	    (ss->w.zpid <= 0 || warm_dead(&ss->w))) {
 		log_msg("fork server %d/%d ended; rebuilding it", slot, kind);
 		ss->failures++;
 		server_start(cfg, slot, kind, ss, ss->prof, ss->key);

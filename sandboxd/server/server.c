@@ -298,13 +298,13 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 		size_t queued, running;
 		runq_counts(q, &queued, &running);
 		long wrss, wkept, wready = run_warm_ready(&wrss, &wkept);
-		json_t *o = json_pack(
-		    "{s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", F_ID, req.id, P_VERSION,
-		    PROTO_VERSION, P_WORKERS, cfg->workers, P_QUEUED, (json_int_t)queued, P_RUNNING,
-		    (json_int_t)running, P_MEMORY_BUDGET_MB, (json_int_t)cfg->memory_budget_mb,
-		    P_MEMORY_ADMITTED_MB, (json_int_t)runq_memory_admitted(q), P_WARM_SERVERS,
-		    (json_int_t)wkept, P_WARM_READY, (json_int_t)wready, P_WARM_RSS_KB,
-		    (json_int_t)wrss);
+		json_t *o = json_pack("{s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", F_ID, req.id,
+				      P_VERSION, PROTO_VERSION, P_WORKERS, cfg->workers, P_QUEUED,
+				      (json_int_t)queued, P_RUNNING, (json_int_t)running,
+				      P_MEMORY_BUDGET_MB, (json_int_t)cfg->memory_budget_mb,
+				      P_MEMORY_ADMITTED_MB, (json_int_t)runq_memory_admitted(q),
+				      P_WARM_SERVERS, (json_int_t)wkept, P_WARM_READY,
+				      (json_int_t)wready, P_WARM_RSS_KB, (json_int_t)wrss);
 		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 		if (s)
 			conn_queue(c, s);

@@ -645,11 +645,10 @@ bool warm_intact(const struct test_daemon *d, const json_t *r, char *why, size_t
 }
 
 static const char *const g_checks[] = {
-    "disk-unchanged",  "marker-absent",	     "secret-not-leaked",
-    "canary-intact",   "listener-untouched", "abstract-untouched",
-    "no-leftover",     "daemon-alive",	     "jail-passwd",
-    "victim-survived", "ipc-clean",	     "submount-untouched",
-    "sockmem-bounded", "warm-intact",	     "fetch-clean", NULL};
+    "disk-unchanged",	  "marker-absent",	"secret-not-leaked", "canary-intact",
+    "listener-untouched", "abstract-untouched", "no-leftover",	     "daemon-alive",
+    "jail-passwd",	  "victim-survived",	"ipc-clean",	     "submount-untouched",
+    "sockmem-bounded",	  "warm-intact",	"fetch-clean",	     NULL};
 
 bool is_host_check(const char *name)
 {
