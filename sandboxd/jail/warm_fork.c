@@ -174,7 +174,7 @@ static int all_cpus(void)
 static void place_fds(bool runner, int *status, int *notify)
 {
 	int st = *status;
-	int lift[WJ_COUNT];
+	int lift[WJ_COUNT] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 	for (int i = 0; i < g_nfds; i++)
 		STEP(lift[i] = fcntl(g_fds[i], F_DUPFD_CLOEXEC, 100), "moving descriptors");
 	st = lift[WJ_STATUS];

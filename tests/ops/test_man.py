@@ -77,7 +77,7 @@ class FlagsDocumented(unittest.TestCase):
 
     def test_sbx_subcommands_and_flags(self):
         top = help_text(BUILD + "/sbx", "--help")
-        subs = set(re.findall(r"^\s*(?:usage:)?\s*sbx (?:\[--socket PATH\] )?([a-z]+)", top,
+        subs = set(re.findall(r"^\s*(?:usage:)?\s*sbx (?:\[--[a-z-]+ [A-Z]+\] )*([a-z]+)", top,
                               re.M))
         self.assertEqual(subs, {"ping", "run", "eval", "score"})
         text = page_text("sbx.1")
