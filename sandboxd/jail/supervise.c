@@ -488,7 +488,8 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 	if (cg && !f.warm && cg->attach(cg->ctx, pid) < 0) {
 		set_error(r, "cgroup attach", errno);
 		kill_job(&f, pid, &dead);
-	} else if (write(f.sync_w, "g", 1) != 1) {
+	} else if (!f.warm && write(f.sync_w, "g", 1) != 1) {
+		/* (A warm job's pid 1 forks the job as soon as it has it.) */
 		set_error(r, "starting the job", errno);
 		kill_job(&f, pid, &dead);
 	} else {

@@ -231,19 +231,42 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 	 * slot. */
 	char now[16][PATH_MAX];
 	int nnow = cg ? instance_cgroups(jdirs, njd, inst, now, 16) : 0;
+	/* Made ahead for a slot's next job (a warm one's pid 1 may wait in
+	 * it): no limit written yet, in the memory hierarchy (v2: the one dir). */
+	bool spare[16] = {false};
 	for (int i = 0; i < nnow; i++) {
-		char procs[PATH_MAX + 16], buf[64] = "";
-		ck_assert((size_t)snprintf(procs, sizeof procs, "%.*s/cgroup.procs", PATH_MAX - 1,
-					   now[i]) < sizeof procs);
-		FILE *pf = fopen(procs, "r");
+		char file[PATH_MAX + 32], buf[64] = "";
+		bool v2 =
+		    snprintf(file, sizeof file, "%.*s/memory.max", PATH_MAX - 1, now[i]) > 0 &&
+		    access(file, F_OK) == 0;
+		if (!v2)
+			snprintf(file, sizeof file, "%.*s/memory.limit_in_bytes", PATH_MAX - 1,
+				 now[i]);
+		FILE *lf = fopen(file, "r");
+		if (!lf)
+			continue;
+		if (fgets(buf, sizeof buf, lf) &&
+		    (strncmp(buf, "max", 3) == 0 || strtoull(buf, NULL, 10) > (1ULL << 62))) {
+			const char *base = strrchr(now[i], '/');
+			for (int k = 0; k < nnow; k++)
+				if (strcmp(strrchr(now[k], '/'), base) == 0)
+					spare[k] = true;
+		}
+		fclose(lf);
+	}
+	for (int i = 0; i < nnow; i++) {
+		char file[PATH_MAX + 32], buf[64] = "";
+		if (spare[i])
+			continue;
+		ck_assert((size_t)snprintf(file, sizeof file, "%.*s/cgroup.procs", PATH_MAX - 1,
+					   now[i]) < sizeof file);
+		FILE *pf = fopen(file, "r");
 		bool empty = pf && !fgets(buf, sizeof buf, pf);
 		if (pf)
 			fclose(pf);
 		ck_assert_msg(empty, "job cgroup %s holds a process after the daemon went idle",
 			      now[i]);
 	}
-	ck_assert_msg(nnow <= njd * 2,
-		      "%d job cgroup(s) of %s after the restarted daemon went idle", nnow, inst);
 	/* The state dir's job-root mount point is back, empty. */
 	char root[400];
 	snprintf(root, sizeof root, "%s/root", d.state);

@@ -120,7 +120,16 @@ uid_procs() {
 have_uid_procs() { [ -n "$(uid_procs)" ]; }
 no_uid_procs() { [ -z "$(uid_procs)" ]; }
 # Job cgroups are named <instance>-<slot>-<seq>, the instance "s" + 8 hex digits.
-job_cgroups() { find "$CG" -mindepth 1 -type d -name 's????????-*' 2>/dev/null; }
+# Not counted: the fork servers' (<instance>-warm...), which live as long as
+# the daemon, and a slot's cgroup made ahead for its next job (with the next
+# warm job's pid 1 waiting in it): no limit is written there before a job
+# takes it.
+job_cgroups() {
+	for _j in $(find "$CG" -mindepth 1 -type d -name 's????????-*' ! -name 's????????-warm*' 2>/dev/null); do
+		[ "$(cat "$_j/memory.max" 2>/dev/null)" = max ] && continue
+		echo "$_j"
+	done
+}
 no_job_cgroups() { [ -z "$(job_cgroups)" ]; }
 # cgroupfs files have size 0: read them.
 busy() { [ -n "$(cat "$1/cgroup.procs" 2>/dev/null)" ]; }
