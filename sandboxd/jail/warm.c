@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -89,6 +90,10 @@ static int userns_handshake(struct warm_server *w, const struct jail_spec *s, ui
 	if (write_map(w->zpid, "uid_map", server_uid, s->uid) < 0 ||
 	    write_map(w->zpid, "gid_map", server_uid, s->gid) < 0)
 		return errfmt(err, errlen, "fork server id maps: %s", errfmt_desc(errno));
+	/* The server imports at the lowest priority, so jobs that run cold
+	 * meanwhile are not slowed by it; warm_ready gives it back the normal
+	 * one before the first job is forked from it (its jobs inherit it). */
+	(void)setpriority(PRIO_PROCESS, (id_t)w->zpid, 19);
 	if (write(sync_w, "m", 1) != 1)
 		return errfmt(err, errlen, "fork server: %s", errfmt_desc(errno));
 	return 0;
@@ -167,6 +172,23 @@ bool warm_dead(const struct warm_server *w)
 	return poll(&p, 1, 0) != 0;
 }
 
+/* The server: its init's only child (as the daemon sees it), or -1. */
+static pid_t server_pid(const struct warm_server *w)
+{
+	char path[96], buf[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)w->zpid, (int)w->zpid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	long pid = strtol(buf, NULL, 10);
+	return pid > 0 ? (pid_t)pid : -1;
+}
+
 bool warm_ready(struct warm_server *w)
 {
 	if (warm_dead(w))
@@ -177,7 +199,9 @@ bool warm_ready(struct warm_server *w)
 	if (poll(&p, 1, 0) <= 0)
 		return false;
 	int none;
-	if (warm_msg_recv(w->ctl, WARM_READY, &none, 0) != 0) {
+	pid_t spid = server_pid(w);
+	if (warm_msg_recv(w->ctl, WARM_READY, &none, 0) != 0 || spid <= 0 ||
+	    setpriority(PRIO_PROCESS, (id_t)spid, 0) < 0) {
 		warm_stop(w); /* anything else first is a broken server */
 		return false;
 	}
@@ -227,7 +251,10 @@ int warm_prepare(struct warm_server *w, int ms)
 		return -1;
 	int pf = -1;
 	pid_t pid;
-	if (warm_msg_recv(w->ctl, WARM_SPAWNED, &pf, 1) != 1 || (pid = pidfd_pid(pf)) <= 0) {
+	/* It may have been made while the server still had the low priority
+	 * of its imports: the job inherits it from here. */
+	if (warm_msg_recv(w->ctl, WARM_SPAWNED, &pf, 1) != 1 || (pid = pidfd_pid(pf)) <= 0 ||
+	    setpriority(PRIO_PROCESS, (id_t)pid, 0) < 0) {
 		close_fd(&pf);
 		warm_stop(w); /* anything else here is a broken server */
 		return -1;
@@ -254,22 +281,14 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 long warm_rss_kb(const struct warm_server *w)
 {
 	char path[96], buf[4096];
-	if (w->zpid <= 0)
+	pid_t spid = w->zpid > 0 ? server_pid(w) : -1;
+	if (spid <= 0)
 		return -1;
-	/* The server is the init's only child. */
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)w->zpid, (int)w->zpid);
+	snprintf(path, sizeof path, "/proc/%d/status", (int)spid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, 63);
-	close(fd);
-	long spid = n > 0 ? (buf[n] = '\0', strtol(buf, NULL, 10)) : -1;
-	if (spid <= 0)
-		return -1;
-	snprintf(path, sizeof path, "/proc/%ld/status", spid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
+	ssize_t n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;

@@ -10,8 +10,11 @@
 # host: no-leftover
 import gc
 
-import numpy  # noqa: F401
-import pandas  # noqa: F401
+try:
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+except ImportError:         # a host without them: the copies alone fill it
+    pass
 
 keep = []
 for _ in range(50):
