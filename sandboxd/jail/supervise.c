@@ -502,9 +502,15 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 	close_fd(&f.key_w);
 	supervise(s, cg, cancel_fd, hooks, pid, &f, r, t0);
 	/* The job's pid 1 died (its server killed from outside) before the job
-	 * said it was forked: nothing of the job ran, it may run cold. */
-	if (f.warm && !r->times.forked_ns && !r->have_status && !r->cancelled && !r->hit &&
-	    !r->out_len && !r->err_len)
+	 * ran any code of its own: before it sent its seccomp listener, the
+	 * last step before the job's code (or, with a filter that has none,
+	 * before it said it was forked). It may run cold. */
+	uint64_t began = s->job->seccomp->notify ? r->times.exec_ns : r->times.forked_ns;
+	struct pollfd unread = {.fd = f.notify_r, .events = POLLIN};
+	if (f.notify_r >= 0 && poll(&unread, 1, 0) > 0)
+		began = 1; /* a listener the loop did not get to */
+	if (f.warm && !began && !r->have_status && !r->cancelled && !r->hit && !r->out_len &&
+	    !r->err_len)
 		r->warm_failed = true;
 	/* Streams still open after the drain: a cut sequence at their end is
 	 * now final (invalid), and must fit too. */

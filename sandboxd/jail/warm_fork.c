@@ -115,11 +115,27 @@ EXPORT int warmfork_spawn(void)
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
 	g_a_state = 0;
-	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0)
+	/* The server waits for A's exec (or exit) on a pipe whose write end
+	 * only A holds, close-on-exec, as vfork would wait, but asleep in an
+	 * interruptible read: an idle server does not count in the load
+	 * average. (The job inherits the write end and closes it with every
+	 * descriptor of the server's in its first layer.) */
+	int done[2];
+	if (pipe2(done, O_CLOEXEC) < 0)
 		return -1;
+	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0) {
+		close(done[0]);
+		close(done[1]);
+		return -1;
+	}
 	if (setjmp(g_jb))
 		return 1;
-	pid_t a = clone(a_main, g_stack + sizeof g_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	pid_t a = clone(a_main, g_stack + sizeof g_stack, CLONE_VM | SIGCHLD, NULL);
+	close(done[1]);
+	char eof;
+	while (a >= 0 && read(done[0], &eof, 1) < 0 && errno == EINTR)
+		;
+	close(done[0]);
 	if (a < 0)
 		return -1;
 	if (g_a_state) {

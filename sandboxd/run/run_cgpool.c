@@ -80,8 +80,6 @@ void run_idle(const struct config *cfg, int slot)
 	char name[64], err[256];
 	if (!p->have_next && run_cgpool_name(cfg, slot, name, sizeof name) == 0)
 		p->have_next = cg_job_make(&cfg->cg, name, &p->next, err, sizeof err) == 0;
-	/* The fork servers' next pid 1s, into their cgroups. */
-	run_warm_poll(cfg, slot);
 }
 
 void run_cgpool_drop(int slot)

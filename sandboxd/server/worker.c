@@ -124,7 +124,10 @@ static void *worker_main(void *arg)
 		worker_set_job(w, NULL);
 		runq_done(g_q, j);
 		job_free(j);
-		run_idle(g_cfg, w->slot); /* after the answer: cgroups out of its way */
+		/* After the answer: cgroups out of its way, and the fork servers'
+		 * next jobs' pid 1s into theirs. */
+		run_idle(g_cfg, w->slot);
+		run_warm_poll(g_cfg, w->slot);
 	}
 	run_warm_stop(w->slot);
 	run_cgpool_drop(w->slot);

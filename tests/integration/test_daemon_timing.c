@@ -17,9 +17,19 @@
 #define TIMEOUT_S 60
 #define CALL_MS 30000
 
-static const char *const phases[] = {
-    TM_ACCEPT_US, TM_QUEUE_US, TM_SETUP_HOST_US, TM_SETUP_JAIL_US, TM_START_US,	   TM_USER_CODE_US,
-    TM_TESTS_US,  TM_EXIT_US,  TM_RUN_US,	 TM_TEARDOWN_US,   TM_RESPONSE_US, NULL};
+static const char *const phases[] = {TM_ACCEPT_US,
+				     TM_QUEUE_US,
+				     TM_SETUP_HOST_US,
+				     TM_FORK_US,
+				     TM_SETUP_JAIL_US,
+				     TM_START_US,
+				     TM_USER_CODE_US,
+				     TM_TESTS_US,
+				     TM_EXIT_US,
+				     TM_RUN_US,
+				     TM_TEARDOWN_US,
+				     TM_RESPONSE_US,
+				     NULL};
 
 static bool has(const json_t *r, const char *key)
 {
