@@ -47,8 +47,13 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 # The stress tier (make check-stress, its own budget in .ci/run): floods of
 # connections and of jobs from hostile clients, and the daemon's RSS and
-# descriptors over thousands of jobs. They take minutes, not seconds.
-STRESS_SRC := tests/integration/test_hostile_clients.c tests/integration/test_daemon_load.c
+# descriptors over thousands of jobs; and the integration suites that run
+# whole data sets or long evaluations (process isolation over HumanEval,
+# resumed and multi-setting evaluations), which make check's five minutes
+# do not hold. They take minutes, not seconds.
+STRESS_SRC := tests/integration/test_hostile_clients.c tests/integration/test_daemon_load.c \
+	tests/integration/test_daemon_isolation.c tests/integration/test_eval_resume.c \
+	tests/integration/test_eval_settings.c
 STRESS_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(STRESS_SRC))
 # The parity tier (make check-parity, its own budget in .ci/run): the warm
 # and cold paths compared on the hostile corpus and the data sets, minutes.
@@ -208,7 +213,7 @@ http: all
 
 HTTP_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-http: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory http
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="$(HTTP_ASAN)" build-asan/sandboxd-http
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh http-load $(HTTP_HEAVY)
 	@SBX_BUILD=$(BUILD) SBX_HTTP_BIN=$(CURDIR)/build-asan/sandboxd-http \
@@ -244,6 +249,7 @@ pyclient: all
 check-cluster-local: deps
 	$(call apt_need,python3-venv python3-pip python3-setuptools python3-wheel)
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory pyclient
 	@SBX_BUILD=$(BUILD) PYTHON=/usr/bin/python3 tests/run_suite.sh cluster-local \
 	  tests/pyclient/cluster_local.py tests/pyclient/test_client_install.py \
 	  tests/pyclient/test_client_examples.py
@@ -299,8 +305,10 @@ layout: all
 # Every suite runs even when an earlier one fails, so one failure never hides
 # another; the closing table has one line per suite and the exit status is
 # non-zero if any failed (or did not get to report).
-CHECK_SUITES := unit:unit runner-tests:runner layout:layout ops:ops integration:integration \
-	pyclient:pyclient http:http
+# The Python client's and the HTTP front's own suites run in their tiers
+# (check-cluster-local; check-http, against an ASan front), beside their
+# heavier tests.
+CHECK_SUITES := unit:unit runner-tests:runner layout:layout ops:ops integration:integration
 # Assertion statements in each suite's own files (a static count: what a
 # restructuring of the tests must not lose), printed beside the results.
 count_asserts = $(shell cat $(1) /dev/null | grep -cE '$(2)')

@@ -229,11 +229,11 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 	/* Nothing of this instance remains once its jobs are answered but each
 	 * slot's spare, made for its next job: empty, one per hierarchy and
 	 * slot. */
-	char now[16][PATH_MAX];
-	int nnow = cg ? instance_cgroups(jdirs, njd, inst, now, 16) : 0;
+	static char now[96][PATH_MAX];
+	int nnow = cg ? instance_cgroups(jdirs, njd, inst, now, 96) : 0;
 	/* Made ahead for a slot's next job (a warm one's pid 1 may wait in
 	 * it): no limit written yet, in the memory hierarchy (v2: the one dir). */
-	bool spare[16] = {false};
+	bool spare[96] = {false};
 	for (int i = 0; i < nnow; i++) {
 		char file[PATH_MAX + 32], buf[64] = "";
 		bool v2 =

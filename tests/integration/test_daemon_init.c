@@ -139,7 +139,7 @@ static json_t *marked_job(const char *id, const char *marker)
 	char code[512], in[128], file[128];
 	snprintf(code, sizeof code,
 		 "import sys, time\nx = '%s'\ndata = sys.stdin.read()\n"
-		 "print('started', flush=True)\ntime.sleep(8)\n",
+		 "print('started', flush=True)\ntime.sleep(5)\n",
 		 marker);
 	snprintf(in, sizeof in, "%s-stdin", marker);
 	snprintf(file, sizeof file, "%s-file", marker);

@@ -144,7 +144,7 @@ static void spinners_stop(pid_t *pids, int n)
 
 START_TEST(test_first_job_after_start)
 {
-	enum { ROUNDS = 40 };
+	enum { ROUNDS = 20 };
 	/* Busy CPUs delay the first run of the daemon's newly created threads,
 	 * which widens a start-up race (if there is one) without changing
 	 * anything a correct daemon depends on. */
