@@ -149,8 +149,8 @@ def part_humaneval():
     if tasks is None:
         return skip("data set %s is not there" % path)
     # Per task: the canonical solution without and with a seed, the None
-    # stub without, the mutant with, and the canonical solution isolated
-    # ("process": it may run cold on the default daemon too).
+    # stub without, the mutant with. (Isolation "process" always runs cold:
+    # test_daemon_isolation compares it with the in-process mode.)
     reqs = []
     for task in tasks:
         for kind, body in he_mutants(task):
@@ -163,10 +163,6 @@ def part_humaneval():
                 reqs.append(r)
             else:
                 reqs.append(dict(r, id=r["id"] + "/seed", seed=SEED))
-        reqs.append({"id": "he/%s/canonical/process" % task["task_id"],
-                     "code": task["prompt"] + task["canonical_solution"],
-                     "format": "humaneval", "tests": task["test"],
-                     "entry_point": task["entry_point"], "isolation": "process"})
     t = Tally("humaneval")
     pairs, reqs = run_both(reqs)
     ok = compare_tests(t, reqs, pairs)
