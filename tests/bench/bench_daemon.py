@@ -37,13 +37,13 @@ class Daemon:
                     self.close()
                     raise RuntimeError("sandboxd did not start: " + self.log_tail())
                 time.sleep(0.02)
-        # The fork servers (two per slot) import before the first job.
+        # The fork servers import before the first job.
         self.warm = 0
         while not cold and time.monotonic() < deadline + 50:
             with Conn(self.sock) as c:
                 p = c.ping()
             self.warm, self.warm_rss_kb = p.get("warm_ready", 0), p.get("warm_rss_kb", 0)
-            if self.warm >= 2 * self.workers:
+            if self.warm >= max(p.get("warm_servers", 0), 2 * self.workers):
                 break
             time.sleep(0.1)
 
