@@ -284,7 +284,7 @@ def report(out):
           [["daemon, idle, after start", "%d kB" % r["idle_kb"]],
            ["daemon, idle, after the sections above", "%d kB" % r["after_load_kb"]],
            ["fork servers (%d), together" % r["warm_servers"], "%d kB" % r["warm_rss_kb"]],
-           ["per warm slot (its two servers; shared pages counted in each)",
+           ["per warm slot (its servers; shared pages counted in each)",
             "%d kB" % r["per_warm_slot_kb"]]])
     ph = out["phases"]["median_us"]
     kinds = list(ph)
