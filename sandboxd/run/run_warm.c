@@ -50,6 +50,10 @@ struct slot_server {
 	 * while the slot is idle; the run that takes the server takes it). */
 	struct cg_job acg;
 	bool have_acg;
+	/* A preloaded server is started once the slot's light ones are ready:
+	 * a daemon serves at once, and its first cold jobs do not compete
+	 * with every server's imports at the same time. */
+	bool deferred;
 	const struct profile *miss_prof;
 	long long miss_key;
 	int misses;
@@ -211,7 +215,13 @@ void run_warm_start(const struct config *cfg, int slot)
 	for (int k = 0; p && k < WK_COUNT; k++)
 		if (!WK_IS_PRE(k) || p->npreload) {
 			atomic_fetch_add(&g_kept, 1);
-			server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
+			if (WK_IS_PRE(k)) {
+				g_slots[slot][k].prof = p;
+				g_slots[slot][k].key = -1;
+				g_slots[slot][k].deferred = true;
+			} else {
+				server_start(cfg, slot, k, &g_slots[slot][k], p, -1);
+			}
 		}
 }
 
@@ -251,7 +261,7 @@ bool run_warm_pending(const struct config *cfg, int slot)
 {
 	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++) {
 		const struct slot_server *ss = &g_slots[slot][k];
-		if (ss->w.zpid > 0 && (!ss->w.ready || unprepared(cfg, ss)))
+		if (ss->deferred || (ss->w.zpid > 0 && (!ss->w.ready || unprepared(cfg, ss))))
 			return true;
 	}
 	return false;
@@ -278,6 +288,14 @@ void run_warm_poll(const struct config *cfg, int slot)
 		struct slot_server *ss = &g_slots[slot][k];
 		if (ss->w.zpid > 0 && !warm_dead(&ss->w) && unprepared(cfg, ss))
 			prepare_next(cfg, slot, k, ss, 0);
+	}
+	bool light_ready = g_slots[slot][WK_PLAIN].w.ready && g_slots[slot][WK_RUNNER].w.ready;
+	for (int k = WK_PLAIN_PRE; slot < g_nslots && light_ready && k < WK_COUNT; k++) {
+		struct slot_server *ss = &g_slots[slot][k];
+		if (ss->deferred) {
+			ss->deferred = false;
+			server_start(cfg, slot, k, ss, ss->prof, ss->key);
+		}
 	}
 }
 
@@ -326,6 +344,8 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 	    (in && in->job_json ? WK_RUNNER : WK_PLAIN) + (names_preload(j, in) ? WK_PLAIN_PRE : 0);
 	long long key = WK_IS_RUNNER(kind) && in->seed >= 0 ? in->seed : -1;
 	struct slot_server *ss = &g_slots[slot][kind];
+	if (ss->deferred)
+		return NULL; /* its light siblings are still starting */
 	if (ss->prof && ss->failures < WARM_MAX_FAILURES &&
 	    (ss->w.zpid <= 0 || warm_dead(&ss->w))) {
 		log_msg("fork server %d/%d ended; rebuilding it", slot, kind);
