@@ -233,6 +233,9 @@ START_TEST(test_resource_stability)
 	enum { NCONN = 4, FIRST = 10, TOTAL = 2000, WINDOW = 8 };
 	struct test_daemon d;
 	START(d, "--workers", "2");
+	/* Every fork server up, each with its channels and the pidfd of its
+	 * next job's pid 1: descriptors the daemon keeps, not leaks. */
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
 	struct sbx_conn *c[NCONN];
 	for (int k = 0; k < NCONN; k++)
 		c[k] = conn_open(&d);
