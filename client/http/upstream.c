@@ -40,6 +40,21 @@ void up_new_id(char *out, size_t len)
 	snprintf(out, len, "h%llu", (unsigned long long)atomic_fetch_add(&g_ids, 1) + 1);
 }
 
+/* The front never lets libsbx retry `busy`: it is the client's answer
+ * (HTTP 504 with Retry-After, which verl retries), and /v1/batch retries
+ * it itself, counting each in /metrics. */
+static struct sbx_conn *up_connect(char *err, size_t errlen)
+{
+	struct sbx_conn *c = sbx_connect(g_cfg->socket, err, errlen);
+	if (c) {
+		struct sbx_retry never = {.base_ms = SBX_RETRY_BASE_MS,
+					  .max_ms = SBX_RETRY_MAX_MS,
+					  .total_ms = 0};
+		sbx_set_retry(c, &never);
+	}
+	return c;
+}
+
 struct sbx_conn *up_take(char *err, size_t errlen)
 {
 	struct sbx_conn *c = NULL;
@@ -47,7 +62,7 @@ struct sbx_conn *up_take(char *err, size_t errlen)
 	if (g_npool)
 		c = g_pool[--g_npool];
 	pthread_mutex_unlock(&g_mu);
-	return c ? c : sbx_connect(g_cfg->socket, err, errlen);
+	return c ? c : up_connect(err, errlen);
 }
 
 void up_give(struct sbx_conn *c, bool reusable)
@@ -100,7 +115,7 @@ json_t *up_call(json_t *req, int timeout_ms, const struct up_client *cl, char *e
 		if (!resp) {
 			up_give(c, false);
 			c = attempt == 0 && !strstr(err, "timed out") && !strstr(err, "went away")
-				? sbx_connect(g_cfg->socket, err, errlen)
+				? up_connect(err, errlen)
 				: NULL;
 		}
 	}
