@@ -47,9 +47,8 @@ static struct sbx_conn *up_connect(char *err, size_t errlen)
 {
 	struct sbx_conn *c = sbx_connect(g_cfg->socket, err, errlen);
 	if (c) {
-		struct sbx_retry never = {.base_ms = SBX_RETRY_BASE_MS,
-					  .max_ms = SBX_RETRY_MAX_MS,
-					  .total_ms = 0};
+		struct sbx_retry never = {
+		    .base_ms = SBX_RETRY_BASE_MS, .max_ms = SBX_RETRY_MAX_MS, .total_ms = 0};
 		sbx_set_retry(c, &never);
 	}
 	return c;

@@ -157,7 +157,8 @@ START_TEST(test_first_job_after_start)
 		/* The wall limit only bounds a hang: under eight spinners on a
 		 * slow kernel (the VM tier's emulated CPUs), with the new daemon's
 		 * fork servers starting, a correct first job can take seconds. */
-		json_t *r = run1(&d, lim(job("first", "print('first')"), "wall_ms", 15000), CALL_MS);
+		json_t *r =
+		    run1(&d, lim(job("first", "print('first')"), "wall_ms", 15000), CALL_MS);
 		long long took = td_now_ms() - t0;
 		CHECK_RM(r, streq(sget(r, "verdict"), "pass"),
 			 "daemon %d of %d: the first job did not pass (took %lld ms); log:\n%s",
