@@ -78,6 +78,8 @@ $(OOM_TESTS): $(call obj,tests/helpers/failalloc.c)
 TEST_LIBS := $(DAEMON_LIBS) $(CLIENT_LIBS)
 
 SHELL := /bin/bash
+# A bare `make` builds the programs (the first rule above is a helper archive).
+.DEFAULT_GOAL := all
 .SECONDARY: $(HELPER_OBJ)
 .PHONY: all deps run bench install uninstall install-python uninstall-python pyclient \
 	check-cluster-local fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \

@@ -39,8 +39,16 @@ def _preload(cfg):
     import importlib
     os.environ["NUMEXPR_NUM_THREADS"] = "1"
     if cfg.get("kind") == "runner":
+        import sysconfig
         from . import main, core, fmt_unittest, fmt_humaneval, fmt_asserts  # noqa: F401
         from . import compile_step, seeding, watchdog, frames  # noqa: F401
+        # Every test request's traceback filter reads the install paths:
+        # sysconfig reads and caches its data once, here, not per job.
+        sysconfig.get_paths()
+    # What most benchmark code imports first (HumanEval's prompts: `from
+    # typing import List`); like any preloaded module, it changes nothing
+    # a program sees but sys.modules (docs/architecture.md).
+    import typing  # noqa: F401
     for name in cfg.get("preload", []):
         try:
             importlib.import_module(name)
@@ -185,9 +193,13 @@ def _exit_code(e):
 def _finalize(mod, code):
     import atexit
     import gc
-    import threading
+    # As the interpreter's own end does: threads are waited for only when
+    # threading was imported (by the job: the server never imports it), and
+    # it is not imported for that.
+    threading = sys.modules.get("threading")
     try:
-        threading._shutdown()
+        if threading is not None:
+            threading._shutdown()
     except SystemExit as e:
         code = _exit_code(e)
     except BaseException:
