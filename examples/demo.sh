@@ -6,6 +6,10 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/sandboxd-demo.XXXXXX)
 sock=$tmp/sandboxd.sock
+# The evaluation's outputs outlive the demo (the daemon's temp dir does not).
+out=$build/demo/eval
+rm -rf "$out"
+mkdir -p "$build/demo"
 "$build/sandboxd" --socket "$sock" --state-dir "$tmp/state" 2>"$tmp/daemon.log" &
 daemon=$!
 cleanup() { kill -TERM "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null || true; rm -rf "$tmp"; }
@@ -47,10 +51,11 @@ echo "   generator: examples/generators/replay.py (canned attempts; a stand-in f
 	--format bigcodebench \
 	--generator "$here/generators/replay.py $here/tasks/attempts.json" \
 	--setting CF --setting CF_EF_UNIT --setting CF_EF_FULL --turns 3 --no-progress \
-	--out "$tmp/eval" | sed 's/^/  /'
-"$build/sbx" score --plot "$tmp/eval/pass_at_1.svg" "$tmp/eval" >/dev/null
-echo "   wrote turns.jsonl ($(wc -l < "$tmp/eval/turns.jsonl") records), traces.jsonl," \
-	"summary.json and a Pass@1 plot"
+	--out "$out" | sed 's/^/  /'
+"$build/sbx" score --plot "$out/pass_at_1.svg" "$out" >/dev/null
+echo "   wrote, in $out/ (kept after the demo):"
+echo "     turns.jsonl ($(wc -l < "$out/turns.jsonl") records), traces.jsonl, summary.json"
+echo "     pass_at_1.svg (the Pass@1-per-turn plot)"
 first_fail=$(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
@@ -58,7 +63,7 @@ for line in open(sys.argv[1]):
     if r["setting"] == "CF_EF_FULL" and r["turn"] == 1 and not r["carried"]:
         print("   turn 1 of %s: the model was shown:" % r["task_id"])
         print("\n".join("     | " + l for l in r["user_message"].splitlines()[:36]))
-        break' "$tmp/eval/turns.jsonl")
+        break' "$out/turns.jsonl")
 echo "$first_fail"
 
 echo

@@ -31,6 +31,50 @@ static void xml_escape(FILE *f, const char *s)
 static const char *const colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define NCOLOURS (sizeof colours / sizeof colours[0])
+/* Settings often score the same (CF and CF_SNF before any turn helps, or
+ * every setting at turn 0): their curves lie on top of each other. Each
+ * series also gets its own dash and marker, and 10, 6 and 5 make the first
+ * 30 series differ in at least one of the three from every other. The
+ * marker is drawn hollow where another series' filled one may sit under
+ * it, so both show. */
+static const char *const dashes[] = {"", "7 3", "2 3", "9 3 2 3", "14 4"};
+#define NDASHES (sizeof dashes / sizeof dashes[0])
+enum { MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND, MARK_CROSS, MARK_PLUS, NMARKS };
+
+static void marker(FILE *f, int shape, double x, double y, const char *c)
+{
+	switch (shape) {
+	case MARK_CIRCLE:
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>", x, y, c);
+		break;
+	case MARK_SQUARE:
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"none\" "
+			"stroke=\"%s\" stroke-width=\"1.5\"/>",
+			x - 4, y - 4, c);
+		break;
+	case MARK_TRIANGLE:
+		fprintf(f, "<path d=\"M%.1f %.1fl4.5 8h-9z\" fill=\"%s\"/>", x, y - 5, c);
+		break;
+	case MARK_DIAMOND:
+		fprintf(f,
+			"<path d=\"M%.1f %.1fl5 5l-5 5l-5 -5z\" fill=\"none\" stroke=\"%s\" "
+			"stroke-width=\"1.5\"/>",
+			x, y - 5, c);
+		break;
+	case MARK_CROSS:
+		fprintf(f,
+			"<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" stroke-width=\"1.5\"/>",
+			x - 4, y - 4, c);
+		break;
+	default:
+		fprintf(f,
+			"<path d=\"M%.1f %.1fh10m-5 -5v10\" stroke=\"%s\" stroke-width=\"1.5\"/>",
+			x - 5, y, c);
+		break;
+	}
+	fputc('\n', f);
+}
 
 enum { PW = 560, PH = 340, L = 70, TOP = 50, LEGEND_ROW = 20 };
 
@@ -89,10 +133,12 @@ static void write_svg(const struct score_table *t, FILE *f)
 		TOP + PH / 2, TOP + PH / 2);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct score_setting *s = &t->v[i];
-		const char *c = colours[i % NCOLOURS];
-		/* Past ten settings the colours repeat; a dash tells them apart. */
-		const char *dash = i >= NCOLOURS ? " stroke-dasharray=\"6 3\"" : "";
-		fputs("<g><title>", f);
+		const char *c = colours[i % NCOLOURS], *d = dashes[i % NDASHES];
+		int mark = (int)(i % NMARKS);
+		char dash[40] = "";
+		if (*d)
+			snprintf(dash, sizeof dash, " stroke-dasharray=\"%s\"", d);
+		fputs("<g class=\"series\"><title>", f);
 		xml_escape(f, s->name);
 		fprintf(f,
 			"</title>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
@@ -102,14 +148,14 @@ static void write_svg(const struct score_table *t, FILE *f)
 			fprintf(f, "%s%.1f,%.1f", k ? " " : "", X(k), Y(100 * s->pass_at_1[k]));
 		fputs("\"/>\n", f);
 		for (int k = 0; k <= s->turns; k++)
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", X(k),
-				Y(100 * s->pass_at_1[k]), c);
+			marker(f, mark, X(k), Y(100 * s->pass_at_1[k]), c);
 		int ly = TOP + 10 + LEGEND_ROW * (int)i, lx = L + PW + 20;
 		fprintf(f,
 			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-			"stroke-width=\"2\"%s/><circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"%d\">",
-			lx, ly, lx + 24, ly, c, dash, lx + 12, ly, c, lx + 30, ly + 4);
+			"stroke-width=\"2\"%s/>",
+			lx, ly, lx + 24, ly, c, dash);
+		marker(f, mark, lx + 12, ly, c);
+		fprintf(f, "<text x=\"%d\" y=\"%d\">", lx + 30, ly + 4);
 		xml_escape(f, s->name);
 		fputs("</text></g>\n", f);
 	}
