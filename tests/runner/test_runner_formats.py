@@ -88,10 +88,51 @@ class AssertsTests(RunnerTest):
                                   "assert add(0, 0) == 0"])
         self.assertEqual([r.results[n]["outcome"] for n in r.plan], ["passed", "failed", "passed"])
         x = r.results["assert add(2, 2) == 5"]
-        self.assertEqual(x["message"], "AssertionError")
+        self.assertEqual(x["message"], "AssertionError: assert 4 == 5")
         self.assertIn('File "<assert 2>", line 1, in <module>\n    assert add(2, 2) == 5',
                       x["traceback"])
+        self.assertIn("AssertionError: assert 4 == 5\n  where 4 = add(2, 2)", x["traceback"])
         self.assertCleanTraceback(x["traceback"])
+
+    # Issue 13: a failing assert shows the values it compared, as pytest's
+    # assertion rewriting does, and the candidate runs once per assert.
+    def test_values_shown_and_candidate_called_once(self):
+        code = "calls = []\ndef f(x):\n    calls.append(x)\n    return [x] * 3\n"
+        r = self.run_job({"format": "asserts", "code": code, "tests": [
+            "assert f(1) == [1, 1]", "assert calls == [1], calls",
+            "assert f(2) == [2] * 3", "assert calls == [1, 2], calls",
+            "assert len(f(3)) != 3, 'three'", "assert not f(4)", "assert 'a' in f('b')"]})
+        self.assertEqual([r.results[n]["outcome"] for n in r.plan],
+                         ["failed", "passed", "passed", "passed", "failed", "failed",
+                          "failed"], r)
+        res = [r.results[n] for n in r.plan]
+        self.assertEqual(res[0]["message"], "AssertionError: assert [1, 1, 1] == [1, 1]")
+        self.assertIn("  where [1, 1, 1] = f(1)", res[0]["traceback"])
+        self.assertNotIn("where [1, 1] =", res[0]["traceback"])
+        # The assert's own message first; the comparison after it.
+        self.assertEqual(res[4]["message"], "AssertionError: three")
+        self.assertIn("three\nassert 3 != 3\n  where 3 = len(f(3))", res[4]["traceback"])
+        self.assertEqual(res[5]["message"], "AssertionError: assert False")
+        self.assertIn("  where False = not f(4)", res[5]["traceback"])
+        self.assertEqual(res[6]["message"], "AssertionError: assert 'a' in ['b', 'b', 'b']")
+
+    def test_only_the_tests_own_asserts_are_explained(self):
+        code = ("def g():\n    assert False, 'inside the candidate'\n"
+                "class Loud:\n    def __repr__(self):\n        raise RuntimeError('no')\n"
+                "def big():\n    return list(range(100000))\n")
+        r = self.run_job({"format": "asserts", "code": code, "tests": [
+            "assert g() == 1", "assert Loud() == 1", "assert big() == []",
+            "def h():\n    assert 1 == 2\nh()"]})
+        res = [r.results[n] for n in r.plan]
+        self.assertEqual(res[0]["message"], "AssertionError: inside the candidate")
+        self.assertNotIn("where", res[0]["traceback"])
+        self.assertEqual(res[1]["message"], "AssertionError: assert <repr() raised "
+                         "RuntimeError> == 1")
+        self.assertLess(len(res[2]["message"]), 200, res[2]["message"])
+        self.assertIn("...", res[2]["message"])
+        # An assert inside a function the test defines runs in its own frame,
+        # as written.
+        self.assertEqual(res[3]["message"], "AssertionError")
 
     def test_duplicate_asserts_get_unique_names(self):
         tests = ["assert add(1, 1) == 2", "assert add(1, 1) == 2", "assert add(1, 1) == 2"]

@@ -230,6 +230,24 @@ class ProcessTests(RunnerTest):
                   "assert f(1) == 1.0 and f([1]) != (1,)"])
         self.assertEqual(outcomes(r), ["passed"] * 8, r)
 
+    def test_failing_assert_shows_values_once_per_call(self):
+        # Issue 13: the values of a failing assert, in the grader, from the
+        # candidate's answers; the candidate runs once per assert.
+        r = self.job("""
+            n = [0]
+            def f(x):
+                n[0] += 1
+                return x + 1
+            def count():
+                return n[0]
+            """, ["assert f(1) == 3", "assert count() == 1", "assert f(2) < 0, 'neg'"])
+        self.assertEqual(outcomes(r), ["failed", "passed", "failed"], r)
+        a, _, c = (r.results[n] for n in r.plan)
+        self.assertEqual(a["message"], "AssertionError: assert 2 == 3")
+        self.assertIn("  where 2 = f(1)", a["traceback"])
+        self.assertEqual(c["message"], "AssertionError: neg")
+        self.assertIn("neg\nassert 3 < 0\n  where 3 = f(2)", c["traceback"])
+
     def test_exceptions_keep_their_builtin_type(self):
         r = self.job("""
             class MyError(ValueError):

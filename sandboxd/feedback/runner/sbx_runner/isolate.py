@@ -254,6 +254,11 @@ def run(runner, form, code):
         except BaseException as e:
             runner.emit(records.module_error(summarize(e), runner.frames.format_exc(e)))
             return
-    for name, code_obj in compiled:
+    if form is fmt_asserts:
+        tests = fmt_asserts.callables(module, compiled)
+    else:
+        tests = [(name, lambda c=code_obj: exec(c, module.__dict__))
+                 for name, code_obj in compiled]
+    for name, fn in tests:
         peer.test_no += 1
-        runner.run_callable(name, lambda c=code_obj: exec(c, module.__dict__))
+        runner.run_callable(name, fn)
