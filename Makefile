@@ -81,7 +81,7 @@ SHELL := /bin/bash
 # A bare `make` builds the programs (the first rule above is a helper archive).
 .DEFAULT_GOAL := all
 .SECONDARY: $(HELPER_OBJ)
-.PHONY: all deps run bench install uninstall install-python uninstall-python pyclient \
+.PHONY: all deps deps-bigcodebench run bench install uninstall install-python uninstall-python pyclient \
 	check-cluster-local fuzz fuzz-deps lint-deps fuzz-regress check unit runner-tests tsan check-tsan \
 	stress check-stress ops k8s-schemas cluster cluster-deps apt-node check-cluster http check-http parity check-parity \
 	integration asan check-asan format format-check lint layout clean
@@ -96,6 +96,11 @@ deps:
 	  if [ "$$(id -u)" != 0 ]; then echo "run as root to install:$$missing" >&2; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# The Debian packages BigCodeBench's tasks import, where Debian has one; it
+# prints the libraries that have none (README, "Benchmark data").
+deps-bigcodebench: deps
+	@/usr/bin/python3 examples/datasets/bigcodebench_deps.py
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
