@@ -26,6 +26,7 @@
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/ns.h"
+#include "sandboxd/jail/procfs.h"
 #include "sandboxd/jail/warm_msg.h"
 
 #define WARM_STACK (256 * 1024)
@@ -175,18 +176,7 @@ bool warm_dead(const struct warm_server *w)
 /* The server: its init's only child (as the daemon sees it), or -1. */
 static pid_t server_pid(const struct warm_server *w)
 {
-	char path[96], buf[64];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)w->zpid, (int)w->zpid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	long pid = strtol(buf, NULL, 10);
-	return pid > 0 ? (pid_t)pid : -1;
+	return procfs_first_child(w->zpid);
 }
 
 bool warm_ready(struct warm_server *w)
@@ -228,18 +218,7 @@ void warm_stop(struct warm_server *w)
 /* A pidfd's pid as this process sees it (the "Pid:" line of its fdinfo). */
 static pid_t pidfd_pid(int pidfd)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "\nPid:\t");
-	long v = p ? strtol(p + 6, NULL, 10) : -1;
+	long v = procfs_field(0, pidfd, "Pid:");
 	return v > 0 ? (pid_t)v : -1;
 }
 
@@ -280,19 +259,6 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 
 long warm_rss_kb(const struct warm_server *w)
 {
-	char path[96], buf[4096];
 	pid_t spid = w->zpid > 0 ? server_pid(w) : -1;
-	if (spid <= 0)
-		return -1;
-	snprintf(path, sizeof path, "/proc/%d/status", (int)spid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "VmRSS:");
-	return p ? strtol(p + 6, NULL, 10) : -1;
+	return spid > 0 ? procfs_field(spid, -1, "VmRSS:") : -1;
 }

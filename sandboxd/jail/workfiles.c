@@ -7,6 +7,7 @@
  * nothing but a regular file is ever opened for reading, and its size is
  * bounded before a byte is read. */
 #include "sandboxd/jail/workfiles.h"
+#include "sandboxd/jail/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,18 +40,8 @@ int workfiles_open(pid_t init_pid)
 
 int workfiles_open_child(pid_t parent)
 {
-	char p[96], buf[64];
-	snprintf(p, sizeof p, "/proc/%d/task/%d/children", (int)parent, (int)parent);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	long child = strtol(buf, NULL, 10);
-	return child > 0 ? workfiles_open((pid_t)child) : -1;
+	pid_t child = procfs_first_child(parent);
+	return child > 0 ? workfiles_open(child) : -1;
 }
 
 static const char *workfiles_kind(mode_t m)
