@@ -501,6 +501,14 @@ if [ -n "$VM_SUITES" ]; then
 		TIMES+=("suite $s|$ms|")
 	done
 fi
+# A failing suite's failure lines, repeated here since the suite's own
+# output scrolled by long ago (and CI keeps only the tail).
+for s in $VM_SUITES; do
+	get "SUITE $s END" | awk '$5 != 0 { found = 1 } END { exit !found }' || continue
+	echo
+	echo "failure lines of $s:"
+	grep -a "^  \[$s\] ! " "$M" | head -n 10 | cut -c1-400
+done
 fatal=$(get "FATAL")
 [ -n "$fatal" ] && { echo; echo "$fatal"; nfail=$((nfail + 1)); }
 if ! get "DONE" | grep -q .; then
