@@ -27,6 +27,11 @@ const struct eval_setting *eval_setting_find(const char *name);
 const struct eval_setting *eval_settings(size_t *n);
 
 #define EVAL_MAX_SETTINGS 9
+/* --max-errors: by default the run stops once the model commands failed in
+ * more than a tenth of the turns asked, and never for fewer failures than
+ * EVAL_MIN_ERRORS (one flaky call must not stop a long run). */
+#define EVAL_MAX_ERROR_RATE 0.1
+#define EVAL_MIN_ERRORS 5
 
 struct eval_opts {
 	const char *socket;
@@ -50,11 +55,31 @@ struct eval_opts {
 	struct proto_limits limits; /* per sandbox run; -1 = the daemon's defaults */
 	bool progress;		    /* a live line on stderr (only when it is a terminal) */
 	struct sbx_retry retry;	    /* for `busy` (sbx.h); a run refused past it stops */
+	/* The run stops when its generator and verbal-command failures exceed
+	 * max_error_rate of the turns it asked (and EVAL_MIN_ERRORS), or, when
+	 * max_errors >= 0, exceed max_errors. */
+	double max_error_rate;
+	long max_errors;
+	bool catch_sigint; /* Ctrl-C stops the run cleanly (EVAL_INTERRUPTED); a second kills */
+	/* A resume asks again the turns whose generator or verbal command
+	 * failed (and the turns after them); false keeps them as recorded. */
+	bool retry_errors;
+};
+
+/* What eval_run returns: 0, or why it did not finish. */
+enum eval_status {
+	EVAL_OK = 0,
+	EVAL_FAILED = -1,	/* bad options or data, the log unwritable, --max-errors */
+	EVAL_UNREACHABLE = -2,	/* sandboxd could not be reached, or went away */
+	EVAL_DAEMON_ERROR = -3, /* sandboxd refused to go on (shutting down, limits, ...) */
+	EVAL_INTERRUPTED = -4,	/* SIGINT (catch_sigint) */
 };
 
 void eval_opts_default(struct eval_opts *o);
 /* Runs (or resumes) the evaluation and writes turns.jsonl, traces.jsonl and
- * summary.json into out_dir; prints the score table to stdout. 0 or -1. */
+ * summary.json into out_dir; prints the score table to stdout. Nothing is
+ * created in out_dir before sandboxd answered a ping. An enum eval_status,
+ * with err set when not EVAL_OK. */
 int eval_run(const struct eval_opts *o, char *err, size_t errlen);
 
 #endif
