@@ -10,6 +10,7 @@
 
 #include "common/numparse.h"
 #include "client/eval/eval.h"
+#include "client/eval/manifest.h"
 #include "client/eval/score.h"
 
 static void eval_usage(FILE *f)
@@ -23,6 +24,7 @@ static void eval_usage(FILE *f)
 		"           [--model NAME] [--gen-timeout SEC] [--cpu SEC] [--wall SEC]\n"
 		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
 		"           [--max-errors RATE|N] [--retry-errors | --no-retry-errors]\n"
+		"           [--force-resume]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
@@ -31,10 +33,14 @@ static void eval_usage(FILE *f)
 		"than RATE of the turns asked and more than %d times (--max-errors %g), or more\n"
 		"than N times (--max-errors N, a whole number). Rerun with the same --out to\n"
 		"resume: turns whose model command failed are asked again (--retry-errors,\n"
-		"the default) or kept (--no-retry-errors). Ctrl-C stops the run and prints how\n"
-		"to resume. Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
+		"the default) or kept (--no-retry-errors). --out gets a manifest.json (data set\n"
+		"hash, settings, model, commands, seed, limits, daemon, Python); a resume whose\n"
+		"manifest differs is refused, naming the keys, unless --force-resume (recorded).\n"
+		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
+		"Ctrl-C stops the run and prints how to resume.\n"
+		"Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
 		"4 sandboxd refused, 130 interrupted.\n",
-		EVAL_MIN_ERRORS, EVAL_MAX_ERROR_RATE);
+		EVAL_MIN_ERRORS, EVAL_MAX_ERROR_RATE, EVAL_DEFAULT_SEED);
 }
 
 /* --max-errors: a fraction written with a point (0.1), or a whole count. */
@@ -75,15 +81,14 @@ static void print_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* After Ctrl-C: where the turns are and the command line that resumes
- * them (the same one, which names the same --out; the directory it is
- * relative to, when it is). */
+/* After Ctrl-C: the command line that resumes the run (the same one, which
+ * names the same --out), and the directory its relative paths are from. */
 static void print_resume(char **cmdline, const char *out_dir, bool have_out)
 {
 	char cwd[4096];
-	bool relative = out_dir[0] != '/' && getcwd(cwd, sizeof cwd);
+	bool known = getcwd(cwd, sizeof cwd) != NULL;
 	fprintf(stderr, "sbx eval: to resume, run the same command with the same --out%s%s%s:\n ",
-		relative ? " (from " : "", relative ? cwd : "", relative ? ")" : "");
+		known ? " (from " : "", known ? cwd : "", known ? ")" : "");
 	for (char **a = cmdline; *a; a++) {
 		fputc(' ', stderr);
 		print_quoted(stderr, *a);
@@ -180,6 +185,10 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 		}
 		if (strcmp(a, "--no-progress") == 0) {
 			o.progress = false;
+			continue;
+		}
+		if (strcmp(a, "--force-resume") == 0) {
+			o.force_resume = true;
 			continue;
 		}
 		if (strcmp(a, "--retry-errors") == 0 || strcmp(a, "--no-retry-errors") == 0) {
@@ -291,8 +300,9 @@ static void score_usage(FILE *f)
 	fprintf(f, "usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
 		   "Pass@1 per turn, MRR and Recall per setting over the turns.jsonl of each\n"
 		   "DIR (an `sbx eval --out`) or FILE, merged; GenErr and VerbErr count the\n"
-		   "turns whose generator or verbal command failed. Exit 1 when there is no\n"
-		   "record at all.\n");
+		   "turns whose generator or verbal command failed. Directories whose\n"
+		   "manifest.json differ in more than their shard are refused (give their\n"
+		   "turns.jsonl files to merge them anyway). Exit 1 when there is no record.\n");
 }
 
 int cmd_score(int argc, char **argv)
@@ -328,7 +338,8 @@ int cmd_score(int argc, char **argv)
 	struct score_table t;
 	char err[1024];
 	int rc = 0;
-	if (score_load(paths, n, stderr, &t, err, sizeof err) < 0) {
+	if (manifest_check_merge(paths, n, stderr, err, sizeof err) < 0 ||
+	    score_load(paths, n, stderr, &t, err, sizeof err) < 0) {
 		fprintf(stderr, "sbx score: %s\n", err);
 		free(paths);
 		return EXIT_FAILED;

@@ -32,6 +32,9 @@ const struct eval_setting *eval_settings(size_t *n);
  * EVAL_MIN_ERRORS (one flaky call must not stop a long run). */
 #define EVAL_MAX_ERROR_RATE 0.1
 #define EVAL_MIN_ERRORS 5
+/* The seed without --seed (recorded in manifest.json): each task's test
+ * runs get their own seed derived from it (manifest_task_seed). */
+#define EVAL_DEFAULT_SEED 42
 
 struct eval_opts {
 	const char *socket;
@@ -48,7 +51,7 @@ struct eval_opts {
 	int shard_i, shard_n;	  /* this process does tasks with index % n == i */
 	const char *const *tasks; /* only these task ids (NULL = all) */
 	size_t ntasks;
-	long long seed; /* -1: none */
+	long long seed; /* every test run's seed; -1: EVAL_DEFAULT_SEED's per-task seeds */
 	bool always_regenerate;
 	const char *model;	    /* recorded in traces ("model"); default "unknown" */
 	int gen_timeout_ms;	    /* per generator / verbal call */
@@ -64,6 +67,9 @@ struct eval_opts {
 	/* A resume asks again the turns whose generator or verbal command
 	 * failed (and the turns after them); false keeps them as recorded. */
 	bool retry_errors;
+	/* Continue a run in out_dir even when its manifest.json says it was
+	 * another one (the override is recorded there). */
+	bool force_resume;
 };
 
 /* What eval_run returns: 0, or why it did not finish. */

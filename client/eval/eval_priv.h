@@ -1,6 +1,7 @@
 /* Internals of `sbx eval` shared by eval.c (the run: options, resume,
  * workers), eval_turn.c (one task × setting through its turns),
- * eval_errors.c (stopping the run), recindex.c (the turns.jsonl log's
+ * eval_errors.c (stopping the run), eval_outdir.c (--out before the run),
+ * recindex.c (the turns.jsonl log's
  * index and rewrites), trace.c (traces.jsonl) and progress.c. */
 #ifndef SBX_EVAL_PRIV_H
 #define SBX_EVAL_PRIV_H
@@ -112,6 +113,9 @@ struct eval_ctx {
 	const struct eval_opts *o;
 	const char *model;
 	char run_id[64];
+	json_t *manifest;   /* what this run is (manifest.h), written before it starts */
+	long long seed;	    /* the test runs' seed, or the base of per-task ones */
+	bool seed_per_task; /* each task's runs get manifest_task_seed(seed, id) */
 	bool static_mode;
 	int turns;
 	int log_fd;		  /* turns.jsonl, O_APPEND */
@@ -142,6 +146,15 @@ bool eval_errors_stopping(struct eval_ctx *c);
  * failure. */
 void eval_errors_count(struct eval_ctx *c, const struct eval_item *it, int turn, bool generator,
 		       const char *why, const char *stderr_tail);
+
+/* --out before the workers start (eval_outdir.c): the manifest settled in
+ * c->manifest (not written), the directory, the records there (c->resume,
+ * c->run_id) and the items to do (c->items; total, done, solved count the
+ * pairs). 0, or -1 with err. */
+int eval_outdir_prepare(struct eval_ctx *c, const struct ds_task **tasks, size_t ntasks,
+			const struct eval_setting **sets, size_t nsets, const json_t *ping,
+			const char *turns_path, size_t *total, size_t *done, size_t *solved,
+			char *err, size_t errlen);
 
 /* Runs one item's remaining turns, appending each record as it finishes,
  * until they are done or the run is stopping. An enum eval_status (with

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/eval/gen.h"
+#include "client/eval/manifest.h"
 #include "common/errfmt.h"
 
 #define GEN_MAX_OUT (1u << 20)		 /* a model answer or a verbal feedback text */
@@ -236,8 +237,12 @@ static json_t *test_request(const struct eval_ctx *c, const struct eval_item *it
 	int rc = 0;
 	if (t->entry_point)
 		rc |= json_object_set_new(req, F_ENTRY_POINT, json_string(t->entry_point));
-	if (o->seed >= 0)
-		rc |= json_object_set_new(req, F_SEED, json_integer(o->seed));
+	/* Per task, so a task's runs do not depend on the order, the shard or
+	 * the other tasks of the run. */
+	rc |= json_object_set_new(req, F_SEED,
+				  json_integer(c->seed_per_task
+						   ? (json_int_t)manifest_task_seed(c->seed, t->id)
+						   : (json_int_t)c->seed));
 	json_t *lim = json_object();
 	for (int i = 0; lim && i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) > 0)

@@ -272,6 +272,16 @@ static int closed_port(void)
 	return ntohs(a.sin_port);
 }
 
+static char *slurp_turns(const char *out)
+{
+	char p[600];
+	size_t n;
+	snprintf(p, sizeof p, "%s/turns.jsonl", out);
+	char *s = sbx_read_file(p, 1 << 22, &n, NULL, 0);
+	ck_assert_msg(s, "no %s", p);
+	return s;
+}
+
 static json_t *summary_of(const char *out, const char *setting)
 {
 	char p[600];
@@ -645,6 +655,283 @@ START_TEST(test_score_cli)
 }
 END_TEST
 
+/* --- runs that can be reproduced ------------------------------------------------------------- */
+
+/* What a shell command prints, trailing newline cut (malloc'd). */
+static char *sh_output(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	char buf[512] = "";
+	size_t n = fread(buf, 1, sizeof buf - 1, p);
+	buf[n] = '\0';
+	ck_assert_int_eq(pclose(p), 0);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return strdup(buf);
+}
+
+/* The seed docs/eval.md promises for a task: the first 4 bytes of the
+ * SHA-256 of "SEED:TASK_ID", computed here by sha256sum(1), not by sbx. */
+static unsigned long expected_seed(long seed, const char *task)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "printf '%%s' '%ld:%s' | sha256sum | cut -c1-8", seed, task);
+	char *hex = sh_output(cmd);
+	unsigned long v = strtoul(hex, NULL, 16);
+	free(hex);
+	return v;
+}
+
+static json_t *manifest_of(const char *out)
+{
+	char p[600];
+	snprintf(p, sizeof p, "%s/manifest.json", out);
+	json_t *m = json_load_file(p, 0, NULL);
+	ck_assert_msg(json_is_object(m), "no %s", p);
+	return m;
+}
+
+/* The seed each task's test runs got, as its execution feedback shows it
+ * (fake_gen.py's seedprobe raises "SEED-PROBE <PYTHONHASHSEED>"). */
+static long probed_seed(const json_t *recs, const char *task)
+{
+	const char *exec = fb(rec(recs, "CF_EF_FULL", task, 0), "execution");
+	const char *p = exec ? strstr(exec, "ValueError: SEED-PROBE ") : NULL;
+	ck_assert_msg(p, "%s: no probe in %s", task, exec);
+	return strtol(p + strlen("ValueError: SEED-PROBE "), NULL, 10);
+}
+
+/* manifest.json says what the run is; without --seed each task's runs get
+ * the seed derived from the default one, the same in every run. */
+START_TEST(test_manifest_and_default_seeds)
+{
+	struct env e;
+	env_start(&e);
+	struct eval_opts o;
+	const char *tasks[] = {"t/inc", "t/double", "t/inc"}; /* a set: order, repeats */
+	const char *a = sub(&e, "seed-a");
+	opts(&o, &e, a, "seedprobe", 0, "CF_EF_FULL", NULL);
+	o.tasks = tasks;
+	o.ntasks = 3;
+	o.limits.wall_ms = 20000;
+	run_ok(&o);
+	json_t *m = manifest_of(a), *recs = load_turns(a);
+	const char *want_keys[] = {"manifest_version",
+				   "run_id",
+				   "created",
+				   "mode",
+				   "dataset",
+				   "tasks",
+				   "shard",
+				   "settings",
+				   "turns",
+				   "model",
+				   "generator",
+				   "verbal",
+				   "reference",
+				   "always_regenerate",
+				   "seed",
+				   "seed_per_task",
+				   "limits",
+				   "gen_timeout_ms",
+				   "daemon",
+				   "python"};
+	for (size_t i = 0; i < sizeof want_keys / sizeof want_keys[0]; i++)
+		ck_assert_msg(json_object_get(m, want_keys[i]), "manifest lacks %s", want_keys[i]);
+	ck_assert_str_eq(sget(m, "run_id"), sget(json_array_get(recs, 0), "run_id"));
+	ck_assert_str_eq(sget(m, "mode"), "live");
+	json_t *ds = json_object_get(m, "dataset");
+	char *sum = sh_output("sha256sum " TASKS " | cut -c1-64");
+	ck_assert_str_eq(sget(ds, "sha256"), sum);
+	free(sum);
+	ck_assert_str_eq(sget(ds, "path"), TASKS);
+	ck_assert_str_eq(sget(ds, "format"), "bigcodebench");
+	char *tl = json_dumps(json_object_get(m, "tasks"), JSON_COMPACT);
+	ck_assert_str_eq(tl, "[\"t/double\",\"t/inc\"]");
+	free(tl);
+	ck_assert_str_eq(sget(m, "shard"), "0/1");
+	json_t *sets = json_object_get(m, "settings");
+	ck_assert_uint_eq(json_array_size(sets), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(sets, 0)), "CF_EF_FULL");
+	ck_assert_int_eq(ival(m, "turns"), 0);
+	ck_assert_str_eq(sget(m, "model"), "fake/gen-1");
+	ck_assert_str_eq(sget(m, "generator"), e.gen);
+	ck_assert(json_is_null(json_object_get(m, "verbal"))); /* no setting asks it */
+	ck_assert(json_is_null(json_object_get(m, "reference")));
+	ck_assert_int_eq(ival(m, "seed"), EVAL_DEFAULT_SEED);
+	ck_assert(json_is_true(json_object_get(m, "seed_per_task")));
+	ck_assert_int_eq(ival(json_object_get(m, "limits"), "wall_ms"), 20000);
+	ck_assert_int_eq(ival(json_object_get(m, "daemon"), "workers"), 2);
+	ck_assert_str_eq(sget(json_object_get(m, "daemon"), "version"), PROTO_VERSION);
+	char *py = sh_output("python3 --version");
+	ck_assert_str_eq(sget(m, "python"), py);
+	free(py);
+	/* Each task's seed is the documented derivation, and differs by task. */
+	long sd = probed_seed(recs, "t/double"), si = probed_seed(recs, "t/inc");
+	ck_assert_int_eq(sd, (long)expected_seed(EVAL_DEFAULT_SEED, "t/double"));
+	ck_assert_int_eq(si, (long)expected_seed(EVAL_DEFAULT_SEED, "t/inc"));
+	ck_assert_int_ne(sd, si);
+	json_decref(recs);
+	json_decref(m);
+	/* A second run, in another directory and another task order (t/inc
+	 * alone first): the same seeds. */
+	const char *b = sub(&e, "seed-b");
+	opts(&o, &e, b, "seedprobe", 0, "CF_EF_FULL", NULL);
+	o.tasks = tasks;
+	o.ntasks = 1;
+	o.limits.wall_ms = 20000;
+	run_ok(&o);
+	recs = load_turns(b);
+	ck_assert_int_eq(probed_seed(recs, "t/inc"), si);
+	json_decref(recs);
+	/* The control: --seed N gives every task N, as before. */
+	const char *c = sub(&e, "seed-c");
+	opts(&o, &e, c, "seedprobe", 0, "CF_EF_FULL", NULL);
+	o.seed = 7;
+	run_ok(&o);
+	recs = load_turns(c);
+	ck_assert_int_eq(probed_seed(recs, "t/double"), 7);
+	ck_assert_int_eq(probed_seed(recs, "t/inc"), 7);
+	json_decref(recs);
+	m = manifest_of(c);
+	ck_assert_int_eq(ival(m, "seed"), 7);
+	ck_assert(json_is_false(json_object_get(m, "seed_per_task")));
+	json_decref(m);
+	env_end(&e);
+}
+END_TEST
+
+/* A resume into an --out whose manifest says it was another run is
+ * refused, naming what differs, before anything is asked or rewritten;
+ * --force-resume continues it and records the override. */
+START_TEST(test_resume_refuses_another_run)
+{
+	struct env e;
+	env_start(&e);
+	struct eval_opts o;
+	const char *out = sub(&e, "refuse");
+	const char *tasks[] = {"t/double", "t/inc"};
+	opts(&o, &e, out, "t/double=exec,*=wrong", 1, "CF_EF_FULL", NULL);
+	o.tasks = tasks;
+	o.ntasks = 2;
+	run_ok(&o);
+	size_t asked = lines_in(e.glog);
+	char *before = slurp_turns(out);
+	json_t *m0 = manifest_of(out);
+
+	char err[2048];
+	o.turns = 2; /* a longer run alone is a resume */
+	o.seed = 7;
+	o.model = "other/model";
+	ck_assert_int_eq(eval_run(&o, err, sizeof err), EVAL_FAILED);
+	ck_assert_msg(strstr(err, "seed (was 42, now 7)") && strstr(err, "seed_per_task") &&
+			  strstr(err, "model (was \"fake/gen-1\", now \"other/model\")") &&
+			  strstr(err, "--force-resume") && !strstr(err, "turns"),
+		      "%s", err);
+	ck_assert_uint_eq(lines_in(e.glog), asked);
+	char *after = slurp_turns(out);
+	ck_assert_str_eq(after, before);
+	free(after);
+	json_t *m1 = manifest_of(out);
+	ck_assert(json_equal(m0, m1));
+	json_decref(m1);
+	/* The CLI says the same, exit 1. */
+	char gen[1024];
+	snprintf(gen, sizeof gen, "%s", e.gen);
+	const char *args[] = {
+	    "--socket",	  e.d.sock,	   "eval",	  "--dataset", TASKS,
+	    "--format",	  "bigcodebench",  "--generator", gen,	       "--setting",
+	    "CF_EF_FULL", "--turns",	   "1",		  "--tasks",   "t/double,t/inc",
+	    "--model",	  "fake/gen-1",	   "--seed",	  "7",	       "--out",
+	    out,	  "--no-progress", NULL};
+	char *so, *se;
+	int rc = cli_run(&e, args, &so, &se);
+	ck_assert_msg(rc == 1 && strstr(se, "seed (was 42, now 7)") && !strstr(se, "model"),
+		      "exit %d; stderr:\n%s", rc, se);
+	free(so);
+	free(se);
+
+	/* Forced: it runs on, and the manifest says what was overridden. */
+	o.force_resume = true;
+	run_ok(&o);
+	ck_assert_uint_gt(lines_in(e.glog), asked);
+	json_t *m2 = manifest_of(out);
+	ck_assert_int_eq(ival(m2, "seed"), 7);
+	ck_assert_str_eq(sget(m2, "model"), "other/model");
+	ck_assert_int_eq(ival(m2, "turns"), 2);
+	ck_assert_str_eq(sget(m2, "run_id"), sget(m0, "run_id"));
+	ck_assert_str_eq(sget(m2, "created"), sget(m0, "created"));
+	json_t *forced = json_object_get(m2, "forced_resumes");
+	ck_assert_uint_eq(json_array_size(forced), 1);
+	json_t *f0 = json_array_get(forced, 0);
+	char *keys = json_dumps(json_object_get(f0, "keys"), JSON_COMPACT);
+	ck_assert_str_eq(keys, "[\"model\",\"seed\",\"seed_per_task\"]");
+	free(keys);
+	json_t *prev = json_object_get(f0, "previous");
+	ck_assert_int_eq(ival(prev, "seed"), 42);
+	ck_assert_str_eq(sget(prev, "model"), "fake/gen-1");
+	ck_assert(json_is_string(json_object_get(f0, "time")));
+	json_decref(m2);
+	/* The same again is no override: nothing more is recorded. */
+	o.force_resume = false;
+	run_ok(&o);
+	m2 = manifest_of(out);
+	ck_assert_uint_eq(json_array_size(json_object_get(m2, "forced_resumes")), 1);
+	json_decref(m2);
+	json_decref(m0);
+	free(before);
+	env_end(&e);
+}
+END_TEST
+
+/* `sbx score` merges the shards of one run, and refuses directories whose
+ * manifests differ in more than the shard, naming the keys. */
+START_TEST(test_score_refuses_other_shards)
+{
+	struct env e;
+	env_start(&e);
+	struct eval_opts o;
+	const char *modes = "t/double=right,t/negate=exec,*=wrong";
+	char dirs[3][512];
+	for (int i = 0; i < 3; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/shard%d", e.dir, i);
+		opts(&o, &e, dirs[i], modes, 1, "CF_EF_FULL", NULL);
+		o.shard_i = i == 0 ? 0 : 1;
+		o.shard_n = 2;
+		if (i == 2)
+			o.model = "other/model"; /* shard 1 of another run */
+		run_ok(&o);
+	}
+	const char *good[] = {"score", dirs[0], dirs[1], NULL};
+	char *so, *se;
+	int rc = cli_run(&e, good, &so, &se);
+	ck_assert_msg(rc == 0, "exit %d; stderr:\n%s", rc, se);
+	ck_assert_msg(strstr(so, "CF_EF_FULL") && strstr(so, " 4 "), "stdout:\n%s", so);
+	free(so);
+	free(se);
+	const char *bad[] = {"score", dirs[0], dirs[2], NULL};
+	rc = cli_run(&e, bad, &so, &se);
+	ck_assert_msg(rc == 1, "exit %d", rc);
+	ck_assert_msg(strstr(se, "not shards of one run") && strstr(se, "model") &&
+			  !strstr(se, "shard ("),
+		      "stderr:\n%s", se);
+	ck_assert_str_eq(so, "");
+	free(so);
+	free(se);
+	/* Their turns.jsonl files themselves merge unchecked. */
+	char f0[600], f2[600];
+	snprintf(f0, sizeof f0, "%s/turns.jsonl", dirs[0]);
+	snprintf(f2, sizeof f2, "%s/turns.jsonl", dirs[2]);
+	const char *files[] = {"score", f0, f2, NULL};
+	rc = cli_run(&e, files, &so, &se);
+	ck_assert_msg(rc == 0, "exit %d; stderr:\n%s", rc, se);
+	free(so);
+	free(se);
+	env_end(&e);
+}
+END_TEST
+
 static Suite *eval_commands_suite(void)
 {
 	Suite *s = suite_create("eval_commands");
@@ -657,6 +944,9 @@ static Suite *eval_commands_suite(void)
 	tcase_add_test(t, test_daemon_unreachable);
 	tcase_add_test(t, test_sigint_says_how_to_resume);
 	tcase_add_test(t, test_score_cli);
+	tcase_add_test(t, test_manifest_and_default_seeds);
+	tcase_add_test(t, test_resume_refuses_another_run);
+	tcase_add_test(t, test_score_refuses_other_shards);
 	return s;
 }
 
