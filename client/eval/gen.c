@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,10 @@
 /* How often a child that closed its stdout but still runs is polled for. */
 #define REAP_POLL_MS 5
 
-/* gen_cancel(): the flag for calls about to start, and a pipe whose read end
+/* gen_cancel(): the flag for calls about to start (a lock-free atomic: set
+ * in a signal handler, read by every thread), and a pipe whose read end
  * turns readable (never drained until a reset) to wake every poll at once. */
-static volatile sig_atomic_t cancel_flag;
+static atomic_int cancel_flag;
 static int cancel_pipe[2] = {-1, -1};
 static pthread_once_t cancel_once = PTHREAD_ONCE_INIT;
 
@@ -45,7 +47,7 @@ int gen_cancel_init(void)
 void gen_cancel(void)
 {
 	int e = errno; /* a signal handler must leave errno as it found it */
-	cancel_flag = 1;
+	atomic_store(&cancel_flag, 1);
 	if (cancel_pipe[1] >= 0) {
 		ssize_t w = write(cancel_pipe[1], "x", 1);
 		(void)w; /* a full pipe is readable already */
@@ -55,13 +57,13 @@ void gen_cancel(void)
 
 bool gen_cancelled(void)
 {
-	return cancel_flag != 0;
+	return atomic_load(&cancel_flag) != 0;
 }
 
 void gen_cancel_reset(void)
 {
 	char buf[64];
-	cancel_flag = 0;
+	atomic_store(&cancel_flag, 0);
 	while (cancel_pipe[0] >= 0 && read(cancel_pipe[0], buf, sizeof buf) > 0)
 		;
 }
