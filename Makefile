@@ -6,7 +6,8 @@ SAN ?=
 OPT ?= -O2
 PKGS := libseccomp libcap jansson
 DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
-	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc man-db groff-base libmicrohttpd-dev
+	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc man-db groff-base libmicrohttpd-dev \
+	libssl-dev
 # What the benchmark tasks (BigCodeBench) import inside the jail.
 PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz
@@ -26,6 +27,9 @@ CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) -g $(HARDEN) $(SAN) -iquote . -M
 LDFLAGS := -pie -Wl,-z,relro,-z,now
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lz -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# OpenSSL's libcrypto, for SHA-256 (sbx eval's manifest: the dataset's
+# content hash, per-task seeds): only what links client/eval gets it.
+CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 # One static archive per component (docs/architecture.md). Link order is the
 # dependency order: a component may use only those after it, so a call
@@ -163,7 +167,7 @@ $(BUILD)/libsbxwarm.so: $(WARM_OBJ)
 	$(CC) $(INIT_CFLAGS) -fPIC -shared -Wl,-Bsymbolic -Wl,-z,relro,-z,now -o $@ $^
 
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRYPTO_LIBS)
 
 # The HTTP front (docs/http.md): libsbx and libmicrohttpd, no daemon code
 # (tests/layout checks it). Its objects get libmicrohttpd's flags.
@@ -187,11 +191,12 @@ $(BUILD)/runner.pyz: $(RUNNER_SRC) common/records.h
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_LIBS) $(HELPER_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_PRE) $(HELPER_LIB) $(TEST_LIBS) $(LDLIBS) \
-	  $(CHECK_LIBS)
+	  $(CRYPTO_LIBS) $(CHECK_LIBS)
 
 $(BUILD)/tests/%: tests/integration/%.c $(TEST_LIBS) $(HELPER_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_LIB) $(TEST_LIBS) $(LDLIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_LIB) $(TEST_LIBS) $(LDLIBS) $(CRYPTO_LIBS) \
+	  $(CHECK_LIBS)
 
 # Header dependencies of the test binaries (each is compiled with -MMD).
 -include $(wildcard $(BUILD)/tests/*.d)

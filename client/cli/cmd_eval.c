@@ -10,6 +10,7 @@
 
 #include "common/numparse.h"
 #include "client/eval/eval.h"
+#include "client/eval/manifest.h"
 #include "client/eval/score.h"
 
 static void eval_usage(FILE *f)
@@ -22,10 +23,97 @@ static void eval_usage(FILE *f)
 		"           [--shard I/N] [--tasks ID,...] [--seed N] [--always-regenerate]\n"
 		"           [--model NAME] [--gen-timeout SEC] [--cpu SEC] [--wall SEC]\n"
 		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
+		"           [--max-errors RATE|N] [--retry-errors | --no-retry-errors]\n"
+		"           [--force-resume]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
-		"up to --busy-retry SEC (default 600; 0: never); after that the run stops.\n");
+		"up to --busy-retry SEC (default 600; 0: never); after that the run stops.\n"
+		"The run stops (exit 1) once the generator and verbal commands failed in more\n"
+		"than RATE of the turns asked and more than %d times (--max-errors %g), or more\n"
+		"than N times (--max-errors N, a whole number). Rerun with the same --out to\n"
+		"resume: turns whose model command failed are asked again (--retry-errors,\n"
+		"the default) or kept (--no-retry-errors). --out gets a manifest.json (data set\n"
+		"hash, settings, model, commands, seed, limits, daemon, Python); a resume whose\n"
+		"manifest differs is refused, naming the keys, unless --force-resume (recorded).\n"
+		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
+		"Ctrl-C stops the run and prints how to resume.\n"
+		"Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
+		"4 sandboxd refused, 130 interrupted.\n",
+		EVAL_MIN_ERRORS, EVAL_MAX_ERROR_RATE, EVAL_DEFAULT_SEED);
+}
+
+/* --max-errors: a fraction written with a point (0.1), or a whole count. */
+static int parse_max_errors(const char *v, struct eval_opts *o)
+{
+	long n;
+	if (strchr(v, '.')) {
+		char *end;
+		errno = 0;
+		double x = strtod(v, &end);
+		if (errno || *end || end == v || !(x >= 0 && x <= 1))
+			return -1;
+		o->max_error_rate = x;
+		o->max_errors = -1;
+		return 0;
+	}
+	if (num_parse_long(v, 0, 1L << 40, &n) < 0)
+		return -1;
+	o->max_errors = n;
+	return 0;
+}
+
+/* Characters a shell leaves alone outside quotes. */
+#define SHELL_SAFE "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%"
+
+static void print_quoted(FILE *f, const char *s)
+{
+	if (*s && strspn(s, SHELL_SAFE) == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* After Ctrl-C: the command line that resumes the run (the same one, which
+ * names the same --out), and the directory its relative paths are from. */
+static void print_resume(char **cmdline, const char *out_dir, bool have_out)
+{
+	char cwd[4096];
+	bool known = getcwd(cwd, sizeof cwd) != NULL;
+	fprintf(stderr, "sbx eval: to resume, run the same command with the same --out%s%s%s:\n ",
+		known ? " (from " : "", known ? cwd : "", known ? ")" : "");
+	for (char **a = cmdline; *a; a++) {
+		fputc(' ', stderr);
+		print_quoted(stderr, *a);
+	}
+	if (!have_out) {
+		fputs(" --out ", stderr);
+		print_quoted(stderr, out_dir);
+	}
+	fputc('\n', stderr);
+}
+
+static int exit_code(int status)
+{
+	switch (status) {
+	case EVAL_OK:
+		return 0;
+	case EVAL_UNREACHABLE:
+		return EXIT_UNREACHABLE;
+	case EVAL_DAEMON_ERROR:
+		return EXIT_DAEMON_ERROR;
+	case EVAL_INTERRUPTED:
+		return EXIT_INTERRUPTED;
+	default:
+		return EXIT_FAILED;
+	}
 }
 
 int cmd_parse_busy_retry(const char *v, struct sbx_retry *r)
@@ -76,12 +164,14 @@ static int add_setting(struct eval_opts *o, const char *name)
 	return 0;
 }
 
-int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **argv)
+int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **argv, char **cmdline)
 {
 	struct eval_opts o;
 	eval_opts_default(&o);
 	o.socket = sock;
 	o.retry = *retry;
+	o.catch_sigint = true;
+	bool have_out = false;
 	const char **ids = NULL;
 	char *tasks_arg = NULL;
 	bool have_format = false;
@@ -95,6 +185,14 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 		}
 		if (strcmp(a, "--no-progress") == 0) {
 			o.progress = false;
+			continue;
+		}
+		if (strcmp(a, "--force-resume") == 0) {
+			o.force_resume = true;
+			continue;
+		}
+		if (strcmp(a, "--retry-errors") == 0 || strcmp(a, "--no-retry-errors") == 0) {
+			o.retry_errors = a[2] == 'r';
 			continue;
 		}
 		if (strcmp(a, "--help") == 0) {
@@ -132,6 +230,7 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 			o.jobs = (int)n;
 		} else if (strcmp(a, "--out") == 0) {
 			o.out_dir = v;
+			have_out = true;
 		} else if (strcmp(a, "--shard") == 0) {
 			int si, sn, used = 0;
 			if (sscanf(v, "%d/%d%n", &si, &sn, &used) != 2 || v[used] || sn < 1 ||
@@ -154,6 +253,12 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 				fprintf(stderr, "sbx eval: --busy-retry wants 0 or seconds\n");
 				goto bad;
 			}
+		} else if (strcmp(a, "--max-errors") == 0) {
+			if (parse_max_errors(v, &o) < 0) {
+				fprintf(stderr, "sbx eval: --max-errors wants a fraction 0.0..1.0 "
+						"or a whole number\n");
+				goto bad;
+			}
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
 		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {
@@ -174,10 +279,13 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 				"required\n");
 		goto bad;
 	}
-	char err[1024];
-	rc = eval_run(&o, err, sizeof err) == 0 ? 0 : EXIT_FAILED;
+	char err[2048];
+	int status = eval_run(&o, err, sizeof err);
+	rc = exit_code(status);
 	if (rc)
 		fprintf(stderr, "sbx eval: %s\n", err);
+	if (status == EVAL_INTERRUPTED)
+		print_resume(cmdline, o.out_dir, have_out);
 	goto out;
 bad:
 	eval_usage(stderr);
@@ -185,6 +293,16 @@ out:
 	free(ids);
 	free(tasks_arg);
 	return rc;
+}
+
+static void score_usage(FILE *f)
+{
+	fprintf(f, "usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
+		   "Pass@1 per turn, MRR and Recall per setting over the turns.jsonl of each\n"
+		   "DIR (an `sbx eval --out`) or FILE, merged; GenErr and VerbErr count the\n"
+		   "turns whose generator or verbal command failed. Directories whose\n"
+		   "manifest.json differ in more than their shard are refused (give their\n"
+		   "turns.jsonl files to merge them anyway). Exit 1 when there is no record.\n");
 }
 
 int cmd_score(int argc, char **argv)
@@ -200,9 +318,12 @@ int cmd_score(int argc, char **argv)
 			as_json = true;
 		} else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
 			plot = argv[++i];
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			score_usage(stdout);
+			free(paths);
+			return 0;
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr,
-				"usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
+			score_usage(stderr);
 			free(paths);
 			return EXIT_USAGE;
 		} else {
@@ -210,15 +331,26 @@ int cmd_score(int argc, char **argv)
 		}
 	}
 	if (n == 0) {
-		fprintf(stderr, "usage: sbx score [--json] [--plot FILE.svg] DIR|FILE...\n");
+		score_usage(stderr);
 		free(paths);
 		return EXIT_USAGE;
 	}
 	struct score_table t;
 	char err[1024];
 	int rc = 0;
-	if (score_load(paths, n, stderr, &t, err, sizeof err) < 0) {
+	if (manifest_check_merge(paths, n, stderr, err, sizeof err) < 0 ||
+	    score_load(paths, n, stderr, &t, err, sizeof err) < 0) {
 		fprintf(stderr, "sbx score: %s\n", err);
+		free(paths);
+		return EXIT_FAILED;
+	}
+	if (t.n == 0) {
+		/* A table of nothing would read as a score of nothing. */
+		fprintf(stderr,
+			"sbx score: no turn records in %s%s (an evaluation that has not run "
+			"a turn yet, or the wrong directory)\n",
+			paths[0], n > 1 ? " and the others" : "");
+		score_free(&t);
 		free(paths);
 		return EXIT_FAILED;
 	}

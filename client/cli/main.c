@@ -358,7 +358,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[i], "run") == 0)
 		return cmd_run(sock, argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "eval") == 0)
-		return cmd_eval(sock, &g_retry, argc - i - 1, argv + i + 1);
+		return cmd_eval(sock, &g_retry, argc - i - 1, argv + i + 1, argv);
 	if (strcmp(argv[i], "score") == 0)
 		return cmd_score(argc - i - 1, argv + i + 1);
 	usage(stderr);

@@ -7,14 +7,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "client/eval/gen.h"
+#include "client/eval/manifest.h"
 #include "client/eval/score.h"
 #include "common/errfmt.h"
 
@@ -63,6 +65,9 @@ void eval_opts_default(struct eval_opts *o)
 	    .gen_timeout_ms = DEFAULT_GEN_TIMEOUT_MS,
 	    .limits = PROTO_LIMITS_UNSET,
 	    .progress = true,
+	    .max_error_rate = EVAL_MAX_ERROR_RATE,
+	    .max_errors = -1,
+	    .retry_errors = true,
 	};
 	sbx_retry_default(&o->retry);
 }
@@ -80,6 +85,8 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 		return errfmt(err, errlen, "--shard wants I/N with 0 <= I < N");
 	if (o->jobs < 0 || o->gen_timeout_ms <= 0)
 		return errfmt(err, errlen, "--jobs and the generator timeout must be positive");
+	if (!(o->max_error_rate >= 0 && o->max_error_rate <= 1))
+		return errfmt(err, errlen, "--max-errors wants a fraction 0..1 or a count");
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) == 0)
 			return errfmt(err, errlen, "limit %s must be positive",
@@ -198,144 +205,30 @@ static int check_reference_log(const struct rec_index *ref, const struct eval_ct
 	return 0;
 }
 
-/* --- the out dir ------------------------------------------------------------------ */
-
-static int mkdirs(const char *path, char *err, size_t errlen)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return errfmt(err, errlen, "path too long: %s", path);
-	for (char *p = buf + 1;; p++) {
-		bool end = *p == '\0';
-		if (*p == '/' || end) {
-			*p = '\0';
-			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-				return errfmt(err, errlen, "cannot create %s: %s", buf,
-					      errfmt_desc(errno));
-			if (end)
-				return 0;
-			*p = '/';
-		}
-	}
-}
-
-static void new_run_id(char *buf, size_t len)
-{
-	unsigned char rnd[4] = {0};
-	if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
-		unsigned v = (unsigned)time(NULL) ^ (unsigned)getpid();
-		memcpy(rnd, &v, sizeof rnd);
-	}
-	char now[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(now, sizeof now, "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(buf, len, "%s-%02x%02x%02x%02x", now, rnd[0], rnd[1], rnd[2], rnd[3]);
-}
-
-/* Picks up the records already in the out dir. A run can only continue as
- * the same kind of run, and never to fewer turns than it recorded. */
-static int open_resume(struct eval_ctx *c, const char *path, const struct eval_setting **sets,
-		       size_t nsets, char *err, size_t errlen)
-{
-	c->resume = ri_load(path, true, stderr, err, errlen);
-	if (!c->resume)
-		return -1;
-	const char *mode = ri_mode(c->resume);
-	const char *want = c->static_mode ? MODE_STATIC : MODE_LIVE;
-	if (mode && strcmp(mode, want) != 0)
-		return errfmt(err, errlen, "%s holds a %s run; this one is %s (use another --out)",
-			      path, mode, want);
-	int had = -1;
-	for (size_t i = 0; i < nsets; i++)
-		if (ri_max_turns(c->resume, sets[i]->name) > had)
-			had = ri_max_turns(c->resume, sets[i]->name);
-	if (had > c->turns)
-		return errfmt(err, errlen,
-			      "%s was run with --turns %d; continue it with --turns >= %d "
-			      "or use another --out",
-			      path, had, had);
-	if (had >= 0 && had < c->turns) {
-		/* Longer conversations: older records say how many turns their
-		 * run had, and every record of a setting must agree for scoring. */
-		const char *names[EVAL_MAX_SETTINGS];
-		for (size_t i = 0; i < nsets; i++)
-			names[i] = sets[i]->name;
-		ri_free(c->resume);
-		c->resume = NULL;
-		if (ri_rewrite_turns(path, names, nsets, c->turns, err, errlen) < 0)
-			return -1;
-		c->resume = ri_load(path, true, stderr, err, errlen);
-		if (!c->resume)
-			return -1;
-	}
-	if (ri_run_id(c->resume))
-		snprintf(c->run_id, sizeof c->run_id, "%s", ri_run_id(c->resume));
-	else
-		new_run_id(c->run_id, sizeof c->run_id);
-	return 0;
-}
-
-/* Task-major order: an interrupted run has covered its first tasks in every
- * setting. Fully recorded items are counted, not queued. */
-static int make_items(struct eval_ctx *c, const struct ds_task **tasks, size_t ntasks,
-		      const struct eval_setting **sets, size_t nsets, size_t *total, size_t *done,
-		      size_t *solved, char *err, size_t errlen)
-{
-	c->items = calloc(ntasks * nsets + 1, sizeof *c->items);
-	if (!c->items)
-		return errfmt(err, errlen, "out of memory");
-	*total = ntasks * nsets;
-	*done = *solved = 0;
-	for (size_t i = 0; i < ntasks; i++)
-		for (size_t j = 0; j < nsets; j++) {
-			int have = ri_done_turns(c->resume, sets[j]->name, tasks[i]->id);
-			if (have > c->turns) {
-				(*done)++;
-				*solved +=
-				    ri_first_pass(c->resume, sets[j]->name, tasks[i]->id) >= 0;
-				continue;
-			}
-			c->items[c->nitems++] = (struct eval_item){
-			    .set = sets[j], .task = tasks[i], .done_turns = have};
-		}
-	return 0;
-}
-
 /* --- workers ---------------------------------------------------------------------- */
-
-static void fail(struct eval_ctx *c, const char *msg)
-{
-	pthread_mutex_lock(&c->mu);
-	if (!c->failed)
-		snprintf(c->err, sizeof c->err, "%s", msg);
-	c->failed = true;
-	pthread_mutex_unlock(&c->mu);
-}
 
 static void *worker(void *arg)
 {
 	struct eval_ctx *c = arg;
-	char err[512];
+	char err[1024];
 	/* One connection and one request in flight per worker: the daemon's
 	 * queue holds at most --jobs of ours. */
 	struct sbx_conn *conn = sbx_connect(c->o->socket, err, sizeof err);
 	if (!conn) {
-		fail(c, err);
+		eval_errors_stop(c, EVAL_UNREACHABLE, err);
 		return NULL;
 	}
 	sbx_set_retry(conn, &c->o->retry);
-	for (;;) {
+	while (!eval_errors_stopping(c)) {
 		pthread_mutex_lock(&c->mu);
-		bool stop = c->failed || c->next >= c->nitems;
 		size_t i = c->next++;
 		pthread_mutex_unlock(&c->mu);
-		if (stop)
+		if (i >= c->nitems)
 			break;
 		bool solved = false;
-		if (eval_item_run(c, conn, &c->items[i], &solved, err, sizeof err) < 0) {
-			fail(c, err);
+		int rc = eval_item_run(c, conn, &c->items[i], &solved, err, sizeof err);
+		if (rc < 0) {
+			eval_errors_stop(c, rc, err);
 			break;
 		}
 		progress_item(c->prog, solved);
@@ -344,23 +237,49 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The daemon's worker count, the default for --jobs. */
-static int daemon_workers(const char *sock, const struct sbx_retry *retry, char *err, size_t errlen)
+/* The daemon's answer to a ping: its fields go into the manifest, and its
+ * worker count is the default for --jobs. Sent before anything is created
+ * in --out, so a daemon that is not there leaves no trace. A daemon that
+ * answers with an error is there (an HTTP front adds a tenant a ping may
+ * not have, and sbx-http-bridge passes its refusal on): the run goes on
+ * when --jobs is given, with {} as the answer. NULL with *status and err
+ * when it cannot. */
+static json_t *daemon_ping(const char *sock, const struct sbx_retry *retry, bool need_workers,
+			   int *status, char *err, size_t errlen)
 {
+	*status = EVAL_UNREACHABLE;
 	struct sbx_conn *conn = sbx_connect(sock, err, errlen);
 	if (!conn)
-		return -1;
+		return NULL;
 	sbx_set_retry(conn, retry);
 	json_t *req = json_pack("{s:s, s:s}", F_ID, "eval-ping", F_OP, "ping");
 	json_t *resp = req ? sbx_call(conn, req, 30000, err, errlen) : NULL;
 	json_t *w = json_object_get(resp, P_WORKERS);
-	int n = json_is_integer(w) && json_integer_value(w) > 0 ? (int)json_integer_value(w) : -1;
-	if (resp && n < 0)
+	const json_t *e = json_object_get(resp, R_ERROR);
+	if (resp && e && !need_workers) {
+		json_decref(resp);
+		resp = json_object();
+		*status = resp ? EVAL_OK : EVAL_FAILED;
+	} else if (resp && e) {
+		*status = EVAL_DAEMON_ERROR;
+		errfmt(err, errlen,
+		       "sandboxd refused the ping (give --jobs N to go without it): %s: %s",
+		       json_string_value(json_object_get(e, R_ERROR_CODE)),
+		       json_string_value(json_object_get(e, R_ERROR_MESSAGE)));
+	} else if (resp && need_workers && !(json_is_integer(w) && json_integer_value(w) > 0)) {
+		*status = EVAL_DAEMON_ERROR;
 		errfmt(err, errlen, "sandboxd did not answer the ping with a worker count");
+	} else if (resp) {
+		*status = EVAL_OK;
+	}
 	json_decref(req);
-	json_decref(resp);
 	sbx_close(conn);
-	return n;
+	if (*status != EVAL_OK) {
+		json_decref(resp);
+		return NULL;
+	}
+	json_object_del(resp, F_ID);
+	return resp;
 }
 
 static int run_workers(struct eval_ctx *c, int jobs)
@@ -377,7 +296,7 @@ static int run_workers(struct eval_ctx *c, int jobs)
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
-	return c->failed ? -1 : 0;
+	return c->failed || gen_cancelled() ? -1 : 0;
 }
 
 /* --- outputs --------------------------------------------------------------------------- */
@@ -422,8 +341,8 @@ static int write_outputs(const char *dir, const char *turns_path, char *err, siz
 /* --- the run ---------------------------------------------------------------------------- */
 
 static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eval_setting **sets,
-		   size_t nsets, const char *turns_path, size_t *total, size_t *done,
-		   size_t *solved, char *err, size_t errlen)
+		   size_t nsets, const json_t *ping, const char *turns_path, size_t *total,
+		   size_t *done, size_t *solved, char *err, size_t errlen)
 {
 	const struct eval_opts *o = c->o;
 	const struct ds_task **tasks = NULL;
@@ -442,15 +361,35 @@ static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eva
 			rc = -1;
 	}
 	if (rc == 0)
-		rc = mkdirs(o->out_dir, err, errlen);
-	if (rc == 0)
-		rc = open_resume(c, turns_path, sets, nsets, err, errlen);
-	if (rc == 0)
-		rc = make_items(c, tasks, ntasks, sets, nsets, total, done, solved, err, errlen);
+		rc = eval_outdir_prepare(c, tasks, ntasks, sets, nsets, ping, turns_path, total,
+					 done, solved, err, errlen);
 	if (rc == 0 && c->static_mode)
 		rc = check_reference_log(c->ref, c, o->reference, err, errlen);
+	/* Only a run that starts says what it is. */
+	if (rc == 0)
+		rc = manifest_write(o->out_dir, c->manifest, err, errlen);
 	free(tasks);
 	return rc;
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	gen_cancel(); /* wakes every model command and stops the workers */
+}
+
+/* The status and message of a run whose workers stopped early. */
+static int stopped(const struct eval_ctx *c, char *err, size_t errlen)
+{
+	if (gen_cancelled()) {
+		errfmt(err, errlen, "interrupted; the finished turns are kept in %s/%s",
+		       c->o->out_dir, TURNS_FILE);
+		return EVAL_INTERRUPTED;
+	}
+	errfmt(err, errlen,
+	       "%s. The finished turns are kept; rerun with the same --out to resume%s", c->err,
+	       c->status == EVAL_FAILED && c->errors ? " (failed turns are retried)" : "");
+	return c->status ? c->status : EVAL_FAILED;
 }
 
 int eval_run(const struct eval_opts *o, char *err, size_t errlen)
@@ -458,8 +397,20 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 	const struct eval_setting *sets[EVAL_MAX_SETTINGS];
 	size_t nsets = 0, total = 0, done = 0, solved = 0;
 	if (check_opts(o, sets, &nsets, err, errlen) < 0)
-		return -1;
-	struct eval_ctx c = {.o = o, .log_fd = -1, .turns = o->turns};
+		return EVAL_FAILED;
+	int rc = EVAL_OK;
+	/* A Ctrl-C before this run must not stop it (nor its manifest's
+	 * `python3 --version`). */
+	gen_cancel_init();
+	gen_cancel_reset();
+	json_t *ping = daemon_ping(o->socket, &o->retry, o->jobs <= 0, &rc, err, errlen);
+	if (!ping)
+		return rc;
+	struct eval_ctx c = {.o = o,
+			     .log_fd = -1,
+			     .turns = o->turns,
+			     .seed = o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED,
+			     .seed_per_task = o->seed < 0};
 	c.model = o->model && *o->model ? o->model : "unknown";
 	c.static_mode = o->reference != NULL;
 	pthread_mutex_init(&c.mu, NULL);
@@ -467,19 +418,22 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 	struct ds_set ds = {0};
 	char turns_path[4096];
 	snprintf(turns_path, sizeof turns_path, "%s/%s", o->out_dir, TURNS_FILE);
-	int rc = ds_load(o->dataset, o->format, stderr, &ds, err, errlen);
+	rc = ds_load(o->dataset, o->format, stderr, &ds, err, errlen);
 	if (rc == 0)
-		rc = prepare(&c, &ds, sets, nsets, turns_path, &total, &done, &solved, err, errlen);
+		rc = prepare(&c, &ds, sets, nsets, ping, turns_path, &total, &done, &solved, err,
+			     errlen);
 	if (rc == 0) {
 		c.log_fd = open(turns_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (c.log_fd < 0)
 			rc = errfmt(err, errlen, "cannot open %s: %s", turns_path,
 				    errfmt_desc(errno));
 	}
-	int jobs = o->jobs;
-	if (rc == 0 && c.nitems && jobs <= 0 &&
-	    (jobs = daemon_workers(o->socket, &o->retry, err, errlen)) < 0)
-		rc = -1;
+	int jobs =
+	    o->jobs > 0 ? o->jobs : (int)json_integer_value(json_object_get(ping, P_WORKERS));
+	struct sigaction old_int, on_int = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
+	/* With SA_RESETHAND a second Ctrl-C kills at once: the log survives
+	 * that too. */
+	bool caught = rc == 0 && o->catch_sigint && sigaction(SIGINT, &on_int, &old_int) == 0;
 	if (rc == 0) {
 		c.prog = progress_new(o->progress, total, done, solved);
 		int wrc = c.nitems ? run_workers(&c, jobs) : 0;
@@ -488,9 +442,12 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 		 * next run with the same --out picks up from there. */
 		rc = write_outputs(o->out_dir, turns_path, err, errlen);
 		if (wrc < 0)
-			rc = errfmt(err, errlen, "%s (finished turns are kept; rerun to resume)",
-				    c.err);
+			rc = stopped(&c, err, errlen);
 	}
+	if (caught)
+		sigaction(SIGINT, &old_int, NULL);
+	json_decref(ping);
+	json_decref(c.manifest);
 	if (c.log_fd >= 0)
 		close(c.log_fd);
 	ri_free(c.resume);

@@ -27,6 +27,14 @@ const struct eval_setting *eval_setting_find(const char *name);
 const struct eval_setting *eval_settings(size_t *n);
 
 #define EVAL_MAX_SETTINGS 9
+/* --max-errors: by default the run stops once the model commands failed in
+ * more than a tenth of the turns asked, and never for fewer failures than
+ * EVAL_MIN_ERRORS (one flaky call must not stop a long run). */
+#define EVAL_MAX_ERROR_RATE 0.1
+#define EVAL_MIN_ERRORS 5
+/* The seed without --seed (recorded in manifest.json): each task's test
+ * runs get their own seed derived from it (manifest_task_seed). */
+#define EVAL_DEFAULT_SEED 42
 
 struct eval_opts {
 	const char *socket;
@@ -43,18 +51,41 @@ struct eval_opts {
 	int shard_i, shard_n;	  /* this process does tasks with index % n == i */
 	const char *const *tasks; /* only these task ids (NULL = all) */
 	size_t ntasks;
-	long long seed; /* -1: none */
+	long long seed; /* every test run's seed; -1: EVAL_DEFAULT_SEED's per-task seeds */
 	bool always_regenerate;
 	const char *model;	    /* recorded in traces ("model"); default "unknown" */
 	int gen_timeout_ms;	    /* per generator / verbal call */
 	struct proto_limits limits; /* per sandbox run; -1 = the daemon's defaults */
 	bool progress;		    /* a live line on stderr (only when it is a terminal) */
 	struct sbx_retry retry;	    /* for `busy` (sbx.h); a run refused past it stops */
+	/* The run stops when its generator and verbal-command failures exceed
+	 * max_error_rate of the turns it asked (and EVAL_MIN_ERRORS), or, when
+	 * max_errors >= 0, exceed max_errors. */
+	double max_error_rate;
+	long max_errors;
+	bool catch_sigint; /* Ctrl-C stops the run cleanly (EVAL_INTERRUPTED); a second kills */
+	/* A resume asks again the turns whose generator or verbal command
+	 * failed (and the turns after them); false keeps them as recorded. */
+	bool retry_errors;
+	/* Continue a run in out_dir even when its manifest.json says it was
+	 * another one (the override is recorded there). */
+	bool force_resume;
+};
+
+/* What eval_run returns: 0, or why it did not finish. */
+enum eval_status {
+	EVAL_OK = 0,
+	EVAL_FAILED = -1,	/* bad options or data, the log unwritable, --max-errors */
+	EVAL_UNREACHABLE = -2,	/* sandboxd could not be reached, or went away */
+	EVAL_DAEMON_ERROR = -3, /* sandboxd refused to go on (shutting down, limits, ...) */
+	EVAL_INTERRUPTED = -4,	/* SIGINT (catch_sigint) */
 };
 
 void eval_opts_default(struct eval_opts *o);
 /* Runs (or resumes) the evaluation and writes turns.jsonl, traces.jsonl and
- * summary.json into out_dir; prints the score table to stdout. 0 or -1. */
+ * summary.json into out_dir; prints the score table to stdout. Nothing is
+ * created in out_dir before sandboxd answered a ping. An enum eval_status,
+ * with err set when not EVAL_OK. */
 int eval_run(const struct eval_opts *o, char *err, size_t errlen);
 
 #endif

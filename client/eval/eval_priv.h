@@ -1,6 +1,8 @@
 /* Internals of `sbx eval` shared by eval.c (the run: options, resume,
- * workers), eval_turn.c (one task × setting through its turns), trace.c
- * (the turns.jsonl log: index, append, traces.jsonl) and progress.c. */
+ * workers), eval_turn.c (one task × setting through its turns),
+ * eval_errors.c (stopping the run), eval_outdir.c (--out before the run),
+ * recindex.c (the turns.jsonl log's
+ * index and rewrites), trace.c (traces.jsonl) and progress.c. */
 #ifndef SBX_EVAL_PRIV_H
 #define SBX_EVAL_PRIV_H
 
@@ -32,6 +34,8 @@
 #define K_GEN_MS "generator_ms"
 #define K_GEN_ERROR "generator_error"
 #define K_VERBAL_ERROR "verbal_error"
+#define K_GEN_STDERR "generator_stderr"
+#define K_VERBAL_STDERR "verbal_stderr"
 #define K_DAEMON_ERROR "daemon_error"
 #define K_CARRIED "carried"
 #define K_FROM_REF "from_reference"
@@ -46,7 +50,7 @@
 #define TRACES_FILE "traces.jsonl"
 #define SUMMARY_FILE "summary.json"
 
-/* --- the record index (trace.c) ------------------------------------------
+/* --- the record index (recindex.c) ---------------------------------------
  * Where each (setting, task, turn) record sits in a turns.jsonl, so a resume
  * or a ConvCodeBench replay reads one record at a time instead of holding a
  * whole run (records carry code and prompts: a full run is large). */
@@ -69,13 +73,24 @@ bool ri_has_setting(const struct rec_index *ri, const char *setting);
 int ri_done_turns(const struct rec_index *ri, const char *setting, const char *task);
 /* The first turn recorded as passing, or -1. */
 int ri_first_pass(const struct rec_index *ri, const char *setting, const char *task);
+/* The first turn whose generator or verbal command failed, or -1. */
+int ri_first_failed(const struct rec_index *ri, const char *setting, const char *task);
 /* The record, read back from the file (new reference), or NULL when absent. */
 json_t *ri_get(const struct rec_index *ri, const char *setting, const char *task, int turn);
 /* Rewrites every record of these settings with "turns" = turns (tmp file +
  * rename), for a rerun with a larger --turns. */
 int ri_rewrite_turns(const char *path, const char *const *settings, size_t n, int turns, char *err,
 		     size_t errlen);
-/* traces.jsonl from an index of the run's turns.jsonl (tmp file + rename). */
+/* Rewrites path (the file ri indexes; ri is stale afterwards) without the
+ * records of these settings from each pair's first failed turn on, so a
+ * resume asks them again; *dropped counts them. */
+int ri_drop_failed(const struct rec_index *ri, const char *path, const char *const *settings,
+		   size_t n, size_t *dropped, char *err, size_t errlen);
+/* The (setting, task) pairs indexed, in order of first appearance. */
+size_t ri_items(const struct rec_index *ri);
+void ri_item_key(const struct rec_index *ri, size_t i, const char **setting, const char **task);
+/* traces.jsonl from an index of the run's turns.jsonl (tmp file + rename;
+ * trace.c). */
 int trace_write(const struct rec_index *ri, const char *path, char *err, size_t errlen);
 
 /* --- progress (progress.c) ------------------------------------------------ */
@@ -98,6 +113,9 @@ struct eval_ctx {
 	const struct eval_opts *o;
 	const char *model;
 	char run_id[64];
+	json_t *manifest;   /* what this run is (manifest.h), written before it starts */
+	long long seed;	    /* the test runs' seed, or the base of per-task ones */
+	bool seed_per_task; /* each task's runs get manifest_task_seed(seed, id) */
 	bool static_mode;
 	int turns;
 	int log_fd;		  /* turns.jsonl, O_APPEND */
@@ -107,22 +125,50 @@ struct eval_ctx {
 	struct eval_item *items;
 	size_t nitems;
 	size_t next;	    /* next item to hand out (under mu) */
-	pthread_mutex_t mu; /* next, failed, err */
-	bool failed;	    /* an infrastructure failure stops every worker */
-	char err[512];
+	pthread_mutex_t mu; /* next, failed, status, err, the error counts */
+	bool failed;	    /* a failure of the run stops every worker */
+	int status;	    /* its enum eval_status */
+	char err[1024];
+	size_t asked;	       /* generator calls of this run */
+	size_t errors;	       /* generator and verbal calls that failed */
+	char first_error[768]; /* the first of them, with its stderr's last line */
 	struct progress *prog;
 };
 
-/* Runs one item's remaining turns, appending each record as it finishes.
- * -1 (with err) only when the evaluation cannot go on: the daemon is gone,
- * the log cannot be written. Model and sandbox failures are records. */
+/* --- failures (eval_errors.c) ---------------------------------------------- */
+/* Stops the run (the first call's status and message win). */
+void eval_errors_stop(struct eval_ctx *c, int status, const char *msg);
+/* True once the run is stopping (a failure, --max-errors, Ctrl-C). */
+bool eval_errors_stopping(struct eval_ctx *c);
+/* Counts one model-command call of this run: a generator call (generator)
+ * or a verbal one, failed when why is non-NULL (stderr: its stderr's tail).
+ * Past --max-errors it stops the run with a message that names the first
+ * failure. */
+void eval_errors_count(struct eval_ctx *c, const struct eval_item *it, int turn, bool generator,
+		       const char *why, const char *stderr_tail);
+
+/* --out before the workers start (eval_outdir.c): the manifest settled in
+ * c->manifest (not written), the directory, the records there (c->resume,
+ * c->run_id) and the items to do (c->items; total, done, solved count the
+ * pairs). 0, or -1 with err. */
+int eval_outdir_prepare(struct eval_ctx *c, const struct ds_task **tasks, size_t ntasks,
+			const struct eval_setting **sets, size_t nsets, const json_t *ping,
+			const char *turns_path, size_t *total, size_t *done, size_t *solved,
+			char *err, size_t errlen);
+
+/* Runs one item's remaining turns, appending each record as it finishes,
+ * until they are done or the run is stopping. An enum eval_status (with
+ * err) when the evaluation cannot go on: the daemon is gone or refuses,
+ * the log cannot be written, Ctrl-C. Model and sandbox failures are
+ * records. */
 int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
 		  bool *solved, char *err, size_t errlen);
 /* Appends one record as one line (one write() under log_mu). */
 int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t errlen);
 /* ISO-8601 UTC time, now. */
 void eval_now_iso(char *buf, size_t len);
-/* The readable prompt a generator input stands for (what the model saw). */
+/* The readable prompt a generator input stands for (what the model saw;
+ * eval_prompt.c). */
 char *eval_render_prompt(const json_t *input);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/eval/gen.h"
+#include "client/eval/manifest.h"
 #include "common/errfmt.h"
 
 #define GEN_MAX_OUT (1u << 20)		 /* a model answer or a verbal feedback text */
@@ -90,57 +91,6 @@ int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t err
 	return rc;
 }
 
-/* --- the prompt the model sees -------------------------------------------- */
-
-/* Appends "\n\n## title\nbody" with the body's trailing newlines dropped. */
-static void section(FILE *f, const char *title, const char *body, bool fenced)
-{
-	size_t n = strlen(body);
-	while (n && body[n - 1] == '\n')
-		n--;
-	fprintf(f, "\n\n## %s\n%s%.*s%s", title, fenced ? "```python\n" : "", (int)n, body,
-		fenced ? "\n```" : "");
-}
-
-/* examples/generators/openai_chat.py renders the same text byte for byte, so
- * the log's user_message is what that generator sent. */
-char *eval_render_prompt(const json_t *in)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	const char *code = str_or(in, "previous_code", "");
-	const char *ep = str_or(in, "entry_point", "");
-	if (*code)
-		fputs("Your previous code for the task below has a problem. Read the feedback, "
-		      "correct the code, and answer with the complete corrected program in one "
-		      "```python code block.",
-		      f);
-	else
-		fputs("Write Python code that solves the task below. Answer with the complete "
-		      "program in one ```python code block.",
-		      f);
-	if (*ep)
-		fprintf(f, " The code must define `%s`.", ep);
-	section(f, "Task", str_or(in, "prompt", ""), false);
-	if (*code)
-		section(f, "Previous code", code, true);
-	static const char *const fb[][2] = {{"Compilation feedback", "compilation_feedback"},
-					    {"Execution feedback", "execution_feedback"},
-					    {"User feedback", "verbal_feedback"}};
-	for (size_t i = 0; i < sizeof fb / sizeof fb[0]; i++)
-		if (*str_or(in, fb[i][1], ""))
-			section(f, fb[i][0], str_or(in, fb[i][1], ""), false);
-	fputc('\n', f);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* --- records ---------------------------------------------------------------- */
 
 static json_t *rec_base(const struct eval_ctx *c, const struct eval_item *it, int turn)
@@ -173,7 +123,9 @@ static int rec_fill(json_t *r, const json_t *src)
 	rc |= json_object_set_new(r, K_USAGE, json_null());
 	rc |= json_object_set_new(r, K_GEN_MS, json_integer(0));
 	rc |= json_object_set_new(r, K_GEN_ERROR, json_null());
+	rc |= json_object_set_new(r, K_GEN_STDERR, json_null());
 	rc |= json_object_set_new(r, K_VERBAL_ERROR, json_null());
+	rc |= json_object_set_new(r, K_VERBAL_STDERR, json_null());
 	rc |= json_object_set_new(r, K_CARRIED, json_false());
 	rc |= json_object_set_new(r, K_USER_MSG, json_null());
 	rc |= json_object_set_new(r, K_ASSISTANT_MSG, json_null());
@@ -216,31 +168,44 @@ static char *utf8_clean(const char *text)
 	return text_utf8_clean(text, strlen(text), NULL);
 }
 
-/* Runs an external command on a JSON input; the text, or NULL with why.
- * *raw gets whatever it printed, also when it failed. */
-static char *run_command(const char *cmd, const json_t *in, int timeout_ms, long *ms, char **raw,
-			 char *why, size_t whylen)
+/* What a command call gave besides its text. */
+struct call {
+	long ms;
+	char *raw;	   /* whatever it printed, also when it failed */
+	char *stderr_tail; /* its stderr's tail when it failed, else NULL */
+	bool interrupted;  /* by Ctrl-C: not a failure of the model, no record */
+	char why[512];	   /* why it failed */
+};
+
+static void call_free(struct call *k)
+{
+	free(k->raw);
+	free(k->stderr_tail);
+}
+
+/* Runs an external command on a JSON input; the text, or NULL (k->why). */
+static char *run_command(const char *cmd, const json_t *in, int timeout_ms, struct call *k)
 {
 	char *s = json_dumps(in, JSON_COMPACT);
 	struct gen_result r = {0};
 	char *out = NULL;
-	*ms = 0;
+	*k = (struct call){0};
 	if (!s) {
-		errfmt(why, whylen, "cannot encode the command's input");
+		errfmt(k->why, sizeof k->why, "cannot encode the command's input");
 		return NULL;
 	}
 	int rc = gen_run(cmd, s, timeout_ms, GEN_MAX_OUT, &r);
 	free(s);
-	*ms = r.ms;
-	char *text = utf8_clean(r.output ? r.output : "");
-	if (rc < 0 || r.error[0])
-		errfmt(why, whylen, "%s", r.error[0] ? r.error : "cannot start the command");
-	else if (!text || !(out = strdup(text)))
-		errfmt(why, whylen, "out of memory");
-	if (raw)
-		*raw = text;
-	else
-		free(text);
+	k->ms = r.ms;
+	k->interrupted = r.interrupted;
+	k->raw = utf8_clean(r.output ? r.output : "");
+	if (rc < 0 || r.error[0]) {
+		errfmt(k->why, sizeof k->why, "%s",
+		       r.error[0] ? r.error : "cannot start the command");
+		k->stderr_tail = utf8_clean(r.stderr_tail);
+	} else if (!k->raw || !(out = strdup(k->raw))) {
+		errfmt(k->why, sizeof k->why, "out of memory");
+	}
 	gen_result_free(&r);
 	return out;
 }
@@ -272,8 +237,12 @@ static json_t *test_request(const struct eval_ctx *c, const struct eval_item *it
 	int rc = 0;
 	if (t->entry_point)
 		rc |= json_object_set_new(req, F_ENTRY_POINT, json_string(t->entry_point));
-	if (o->seed >= 0)
-		rc |= json_object_set_new(req, F_SEED, json_integer(o->seed));
+	/* Per task, so a task's runs do not depend on the order, the shard or
+	 * the other tasks of the run. */
+	rc |= json_object_set_new(req, F_SEED,
+				  json_integer(c->seed_per_task
+						   ? (json_int_t)manifest_task_seed(c->seed, t->id)
+						   : (json_int_t)c->seed));
 	json_t *lim = json_object();
 	for (int i = 0; lim && i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) > 0)
@@ -298,6 +267,11 @@ static bool request_error(const char *code)
 	       strcmp(code, "too_large") == 0 || strcmp(code, "bad_path") == 0;
 }
 
+/* Why the last turn of this thread could not go on (an enum eval_status):
+ * set where the cause is known, deep in a turn, and read by eval_item_run,
+ * so the functions between need no extra channel. */
+static _Thread_local int turn_status;
+
 /* The daemon's answer (a result or an error about this request), or NULL
  * when the evaluation cannot go on. */
 static json_t *run_tests(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
@@ -315,12 +289,15 @@ static json_t *run_tests(struct eval_ctx *c, struct sbx_conn *conn, const struct
 	 * the evaluation like any refusal. */
 	json_t *resp = sbx_call(conn, req, CALL_TIMEOUT_MS, err, errlen);
 	json_decref(req);
-	if (!resp)
+	if (!resp) {
+		turn_status = EVAL_UNREACHABLE; /* gone, or no answer in time */
 		return NULL;
+	}
 	const json_t *e = json_object_get(resp, R_ERROR);
 	const char *ecode = str_or(e, R_ERROR_CODE, "");
 	if (!e || request_error(ecode))
 		return resp;
+	turn_status = EVAL_DAEMON_ERROR;
 	errfmt(err, errlen, "sandboxd: %s: %s", ecode, str_or(e, R_ERROR_MESSAGE, ""));
 	json_decref(resp);
 	return NULL;
@@ -351,26 +328,31 @@ static int fill_result(json_t *r, const json_t *resp, const struct eval_setting 
 /* --- verbal feedback --------------------------------------------------------------- */
 
 /* A novice sees the task, the code and the feedback the setting shows; an
- * expert also sees the reference solution (and is told not to reveal it). */
-static void verbal_feedback(struct eval_ctx *c, const struct eval_item *it, json_t *r)
+ * expert also sees the reference solution (and is told not to reveal it).
+ * False when Ctrl-C interrupted it (the turn is then not recorded). */
+static bool verbal_feedback(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r)
 {
 	bool expert = it->set->verbal == VERBAL_EXPERT;
 	json_t *in = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "task_id", it->task->id, "level",
 			       expert ? "expert" : "novice", "prompt", it->task->prompt, "code",
 			       str_or(r, K_CODE, ""), "compilation_feedback", fb_get(r, K_FB_COMP),
 			       "execution_feedback", fb_get(r, K_FB_EXEC));
-	char why[512] = "";
-	long ms = 0;
+	struct call k = {0};
 	char *text = NULL;
 	if (in && expert)
 		json_object_set_new(in, "reference_solution",
 				    json_string(it->task->reference ? it->task->reference : ""));
 	if (in)
-		text =
-		    run_command(c->o->verbal, in, c->o->gen_timeout_ms, &ms, NULL, why, sizeof why);
+		text = run_command(c->o->verbal, in, c->o->gen_timeout_ms, &k);
 	else
-		snprintf(why, sizeof why, "cannot build the verbal command's input");
+		snprintf(k.why, sizeof k.why, "cannot build the verbal command's input");
 	json_decref(in);
+	if (k.interrupted) {
+		free(text);
+		call_free(&k);
+		return false;
+	}
+	eval_errors_count(c, it, turn, false, text ? NULL : k.why, k.stderr_tail);
 	if (text) {
 		size_t n = strlen(text);
 		while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
@@ -378,9 +360,14 @@ static void verbal_feedback(struct eval_ctx *c, const struct eval_item *it, json
 	}
 	json_object_set_new(json_object_get(r, K_FEEDBACK), K_FB_VERBAL,
 			    json_string(text ? text : ""));
-	if (!text)
-		json_object_set_new(r, K_VERBAL_ERROR, json_string(why));
+	if (!text) {
+		json_object_set_new(r, K_VERBAL_ERROR, json_string(k.why));
+		json_object_set_new(r, K_VERBAL_STDERR,
+				    json_string(k.stderr_tail ? k.stderr_tail : ""));
+	}
 	free(text);
+	call_free(&k);
+	return true;
 }
 
 /* Verbal feedback is for the next turn: none when the task is solved, none
@@ -413,21 +400,29 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
-	char why[512];
-	long ms;
-	char *raw = NULL;
-	char *answer =
-	    run_command(c->o->generator, in, c->o->gen_timeout_ms, &ms, &raw, why, sizeof why);
-	json_object_set_new(r, K_GEN_MS, json_integer(ms));
+	struct call k;
+	char *answer = run_command(c->o->generator, in, c->o->gen_timeout_ms, &k);
+	if (k.interrupted) {
+		free(answer);
+		call_free(&k);
+		turn_status = EVAL_INTERRUPTED;
+		errfmt(err, errlen, "interrupted");
+		goto fail;
+	}
+	eval_errors_count(c, it, turn, true, answer ? NULL : k.why, k.stderr_tail);
+	json_object_set_new(r, K_GEN_MS, json_integer(k.ms));
 	json_object_set_new(r, K_USER_MSG, json_string(user));
-	json_object_set_new(r, K_ASSISTANT_MSG, json_string(raw ? raw : ""));
-	free(raw);
+	json_object_set_new(r, K_ASSISTANT_MSG, json_string(k.raw ? k.raw : ""));
 	if (!answer) {
 		/* The model failed, not the evaluation: the turn keeps the code and
 		 * result it was asked to improve, and the next turn asks again. */
-		json_object_set_new(r, K_GEN_ERROR, json_string(why));
+		json_object_set_new(r, K_GEN_ERROR, json_string(k.why));
+		json_object_set_new(r, K_GEN_STDERR,
+				    json_string(k.stderr_tail ? k.stderr_tail : ""));
+		call_free(&k);
 		goto done;
 	}
+	call_free(&k);
 	char *code = gen_extract_code(answer);
 	free(answer);
 	json_t *resp = code ? run_tests(c, conn, it, turn, code, err, errlen) : NULL;
@@ -446,8 +441,11 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (wants_verbal(c, it, r))
-		verbal_feedback(c, it, r);
+	if (wants_verbal(c, it, r) && !verbal_feedback(c, it, turn, r)) {
+		turn_status = EVAL_INTERRUPTED;
+		errfmt(err, errlen, "interrupted");
+		goto fail;
+	}
 done:
 	json_decref(in);
 	free(user);
@@ -508,6 +506,7 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 {
 	json_t *prev = NULL;
 	*err = '\0';
+	turn_status = EVAL_FAILED;
 	if (it->done_turns > 0) {
 		/* Resume from the last finished turn's record: its code, verdict and
 		 * feedback are all the next turn needs. */
@@ -519,11 +518,13 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		}
 	}
 	int rc = 0;
-	for (int t = it->done_turns; t <= c->turns; t++) {
+	/* A run that is stopping leaves the item where it is: a resume goes on
+	 * from its last record. */
+	for (int t = it->done_turns; t <= c->turns && !eval_errors_stopping(c); t++) {
 		json_t *r = turn_run(c, conn, it, t, prev, err, errlen);
 		if (!r || eval_log_append(c, r, err, errlen) < 0) {
 			json_decref(r);
-			rc = -1;
+			rc = r ? EVAL_FAILED : turn_status;
 			break;
 		}
 		json_decref(prev);
@@ -534,7 +535,7 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 	/* Durable per task: a crash loses at most the task in flight. */
 	if (fsync(c->log_fd) < 0 && rc == 0) {
 		errfmt(err, errlen, "cannot sync %s: %s", TURNS_FILE, errfmt_desc(errno));
-		rc = -1;
+		rc = EVAL_FAILED;
 	}
 	return rc;
 }

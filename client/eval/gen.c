@@ -1,3 +1,6 @@
+/* External model commands: fork, exec through /bin/sh in a process group of
+ * their own, feed stdin while reading stdout and stderr, time out or be
+ * cancelled by killing the group. gen_extract.c finds the code in an answer. */
 #include "client/eval/gen.h"
 #include "common/errfmt.h"
 #include "common/clock.h"
@@ -8,18 +11,62 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define IO_CHUNK ((size_t)64 << 10)
+#define NFDS 8 /* pipes for stdin, stdout, stderr and exec errors */
 /* How often a child that closed its stdout but still runs is polled for. */
 #define REAP_POLL_MS 5
+
+/* gen_cancel(): the flag for calls about to start (a lock-free atomic: set
+ * in a signal handler, read by every thread), and a pipe whose read end
+ * turns readable (never drained until a reset) to wake every poll at once. */
+static atomic_int cancel_flag;
+static int cancel_pipe[2] = {-1, -1};
+static pthread_once_t cancel_once = PTHREAD_ONCE_INIT;
+
+static void cancel_setup(void)
+{
+	if (pipe2(cancel_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		cancel_pipe[0] = cancel_pipe[1] = -1;
+}
+
+int gen_cancel_init(void)
+{
+	pthread_once(&cancel_once, cancel_setup);
+	return cancel_pipe[0] >= 0 ? 0 : -1;
+}
+
+void gen_cancel(void)
+{
+	int e = errno; /* a signal handler must leave errno as it found it */
+	atomic_store(&cancel_flag, 1);
+	if (cancel_pipe[1] >= 0) {
+		ssize_t w = write(cancel_pipe[1], "x", 1);
+		(void)w; /* a full pipe is readable already */
+	}
+	errno = e;
+}
+
+bool gen_cancelled(void)
+{
+	return atomic_load(&cancel_flag) != 0;
+}
+
+void gen_cancel_reset(void)
+{
+	char buf[64];
+	atomic_store(&cancel_flag, 0);
+	while (cancel_pipe[0] >= 0 && read(cancel_pipe[0], buf, sizeof buf) > 0)
+		;
+}
 
 static void set_error(struct gen_result *r, const char *fmt, ...)
 {
@@ -40,19 +87,22 @@ static void close_fd(int *fd)
 
 /* Between fork and exec only async-signal-safe calls: other threads may have
  * held malloc's or stdio's locks when we forked. */
-_Noreturn static void child(const char *cmd, int in, int out, int errpipe)
+_Noreturn static void child(const char *cmd, int in, int out, int err, int errpipe)
 {
 	char *const argv[] = {"sh", "-c", (char *)cmd, NULL};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t none;
-	/* Lift the pipes above 2 first: if our caller had 0 or 1 closed, a
-	 * pipe end may sit there and the first dup2 would clobber the other. */
-	int a = fcntl(in, F_DUPFD_CLOEXEC, 3), b = fcntl(out, F_DUPFD_CLOEXEC, 3);
+	/* Lift the pipes above 2 first: if our caller had 0, 1 or 2 closed, a
+	 * pipe end may sit there and a dup2 would clobber another. */
+	int a = fcntl(in, F_DUPFD_CLOEXEC, 3), b = fcntl(out, F_DUPFD_CLOEXEC, 3),
+	    c = fcntl(err, F_DUPFD_CLOEXEC, 3);
 	/* The parent thread blocks SIGPIPE while writing, and masks and
-	 * ignored signals survive exec: give the command the usual ones. */
+	 * ignored signals survive exec: give the command the usual ones (a
+	 * SIGINT handler of ours is reset by exec itself). */
 	sigemptyset(&none);
-	if (setpgid(0, 0) < 0 || a < 0 || b < 0 || dup2(a, 0) < 0 || dup2(b, 1) < 0 ||
-	    sigaction(SIGPIPE, &dfl, NULL) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+	if (setpgid(0, 0) < 0 || a < 0 || b < 0 || c < 0 || dup2(a, 0) < 0 || dup2(b, 1) < 0 ||
+	    dup2(c, 2) < 0 || sigaction(SIGPIPE, &dfl, NULL) < 0 ||
+	    sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		goto fail;
 	execve("/bin/sh", argv, environ);
 fail:;
@@ -79,12 +129,14 @@ static int exec_status(int errpipe)
 /* ---- the parent's I/O ---- */
 
 struct io {
-	int in, out; /* our ends: the child's stdin, its stdout (-1 once closed) */
+	int in, out, err; /* our ends: the child's stdin, stdout, stderr (-1 once closed) */
 	const char *input;
 	size_t input_len, input_off;
 	char *buf;
 	size_t len, cap, max_out;
 	bool truncated, broke_pipe;
+	char *tail; /* GEN_STDERR_TAIL + 1 bytes: the last of stderr */
+	size_t tail_len;
 	char scratch[4096]; /* where output past max_out goes */
 };
 
@@ -152,47 +204,105 @@ static int drain(struct io *io)
 	return 0;
 }
 
-/* Reaps pid before the deadline (-1: none): 1 reaped, 0 time is up. */
-static int reap_by(pid_t pid, long long deadline, int *status)
+/* Passes what the command wrote to stderr on to ours and keeps its tail.
+ * Reads what is there now; closes the pipe at its end. */
+static void drain_err(struct io *io)
 {
-	for (;;) {
-		pid_t w = waitpid(pid, status, deadline < 0 ? 0 : WNOHANG);
-		if (w == pid)
-			return 1;
-		if (w < 0 && errno != EINTR)
-			return 1; /* not ours to wait for any more: nothing to kill */
-		if (w < 0)
+	char chunk[4096];
+	while (io->err >= 0) {
+		ssize_t n = read(io->err, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
 			continue;
-		long long left = deadline - (long long)clock_mono_ms();
-		if (left <= 0)
-			return 0;
-		poll(NULL, 0, left < REAP_POLL_MS ? (int)left : REAP_POLL_MS);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			close_fd(&io->err);
+			return;
+		}
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(STDERR_FILENO, chunk + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break; /* our stderr is gone: the tail is still kept */
+			off += w;
+		}
+		size_t k = (size_t)n, cap = GEN_STDERR_TAIL;
+		const char *src = chunk;
+		if (k >= cap) {
+			src += k - cap;
+			k = cap;
+			io->tail_len = 0;
+		} else if (io->tail_len + k > cap) {
+			size_t drop = io->tail_len + k - cap;
+			memmove(io->tail, io->tail + drop, io->tail_len - drop);
+			io->tail_len -= drop;
+		}
+		memcpy(io->tail + io->tail_len, src, k);
+		io->tail_len += k;
 	}
 }
 
-/* The poll loop: input and output together so neither side's full pipe
- * can block the other. 1 finished, 0 deadline passed, -1 with errno. */
+static bool readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	return fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Reaps pid before the deadline (-1: none), still passing stderr on (a
+ * full stderr pipe would stop the command): 1 reaped, 0 time is up, -2
+ * cancelled. */
+static int reap_by(struct io *io, pid_t pid, long long deadline, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR)) {
+			drain_err(io); /* what is left; a grandchild may keep it open */
+			return 1;      /* (or not ours to wait for: nothing to kill) */
+		}
+		long long left =
+		    deadline < 0 ? REAP_POLL_MS : deadline - (long long)clock_mono_ms();
+		if (left <= 0)
+			return 0;
+		if (readable(cancel_pipe[0]))
+			return -2;
+		struct pollfd p = {.fd = io->err, .events = POLLIN};
+		if (poll(&p, 1, left < REAP_POLL_MS ? (int)left : REAP_POLL_MS) > 0)
+			drain_err(io);
+	}
+}
+
+/* The poll loop: input and output together so no side's full pipe can
+ * block another. 1 finished, 0 deadline passed, -1 with errno, -2
+ * cancelled. */
 static int pump(struct io *io, pid_t pid, long long deadline, int *status)
 {
 	while (io->out >= 0) {
-		struct pollfd p[2] = {{.fd = io->out, .events = POLLIN},
+		/* stdout, stderr, gen_cancel's pipe, stdin (polled only while open) */
+		struct pollfd p[4] = {{.fd = io->out, .events = POLLIN},
+				      {.fd = io->err, .events = POLLIN},
+				      {.fd = cancel_pipe[0], .events = POLLIN},
 				      {.fd = io->in, .events = POLLOUT}};
 		long long left = deadline < 0 ? -1 : deadline - (long long)clock_mono_ms();
 		if (deadline >= 0 && left <= 0)
 			return 0;
-		int n = poll(p, io->in >= 0 ? 2 : 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		int n = poll(p, io->in >= 0 ? 4 : 3, left > INT32_MAX ? INT32_MAX : (int)left);
 		if (n < 0 && errno != EINTR)
 			return -1;
 		if (n <= 0)
 			continue;
-		if (io->in >= 0 && p[1].revents)
+		if (p[2].revents)
+			return -2;
+		if (io->in >= 0 && p[3].revents)
 			feed(io);
+		if (p[1].revents)
+			drain_err(io);
 		if (p[0].revents && drain(io) < 0)
 			return -1;
 	}
 	/* The command may close stdout and keep running. */
 	close_fd(&io->in);
-	return reap_by(pid, deadline, status);
+	return reap_by(io, pid, deadline, status);
 }
 
 /* Collects any SIGPIPE our writes raised, then restores the thread's mask:
@@ -220,7 +330,9 @@ static bool blank(const char *s)
 
 static void describe(struct gen_result *r, int timeout_ms)
 {
-	if (r->timed_out)
+	if (r->interrupted)
+		set_error(r, "interrupted");
+	else if (r->timed_out)
 		set_error(r, "timed out after %d ms", timeout_ms);
 	else if (WIFSIGNALED(r->status))
 		set_error(r, "killed by signal %d", WTERMSIG(r->status));
@@ -231,46 +343,60 @@ static void describe(struct gen_result *r, int timeout_ms)
 }
 
 /* pipe2 with O_CLOEXEC: another thread's child must not inherit our ends,
- * or our EOF would wait for that child to exit. */
-static int make_pipes(int in[2], int out[2], int errp[2])
+ * or our EOF would wait for that child to exit. fds: stdin, stdout,
+ * stderr, exec errors, a pair each. */
+static int make_pipes(int fds[NFDS])
 {
-	return pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0
-		   ? -1
-		   : 0;
+	for (int i = 0; i < NFDS; i += 2)
+		if (pipe2(&fds[i], O_CLOEXEC) < 0)
+			return -1;
+	return 0;
 }
 
-static int cannot_start(struct gen_result *r, const char *what, int e, int fds[6])
+static int cannot_start(struct gen_result *r, const char *what, int e, int fds[NFDS])
 {
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < NFDS; i++)
 		close_fd(&fds[i]);
 	set_error(r, "cannot start: %s: %s", what, errfmt_desc(e));
 	return -1;
 }
 
+/* A call after gen_cancel(): the command is not started at all. */
+static int interrupted_before(struct gen_result *r)
+{
+	r->interrupted = true;
+	r->output = calloc(1, 1);
+	describe(r, 0);
+	return 0;
+}
+
 int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 	    struct gen_result *r)
 {
-	int fds[6] = {-1, -1, -1, -1, -1, -1}; /* stdin pipe, stdout pipe, exec errors */
+	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1, -1};
 	long long start = (long long)clock_mono_ms(),
 		  deadline = timeout_ms > 0 ? start + timeout_ms : -1;
 	memset(r, 0, sizeof *r);
 	if (!cmd)
 		return cannot_start(r, "command", EINVAL, fds);
-	if (make_pipes(&fds[0], &fds[2], &fds[4]) < 0)
+	if (gen_cancelled())
+		return interrupted_before(r);
+	if (make_pipes(fds) < 0)
 		return cannot_start(r, "pipe", errno, fds);
 	pid_t pid = fork();
 	if (pid < 0)
 		return cannot_start(r, "fork", errno, fds);
 	if (pid == 0)
-		child(cmd, fds[0], fds[3], fds[5]);
+		child(cmd, fds[0], fds[3], fds[5], fds[7]);
 	/* Also here, so a kill(-pid) right after fork cannot miss the group;
 	 * it fails harmlessly once the child has exec'd. */
 	(void)setpgid(pid, pid);
 	close_fd(&fds[0]);
 	close_fd(&fds[3]);
 	close_fd(&fds[5]);
-	int rc = exec_status(fds[4]);
-	close_fd(&fds[4]);
+	close_fd(&fds[7]);
+	int rc = exec_status(fds[6]);
+	close_fd(&fds[6]);
 	if (rc < 0) {
 		int e = errno;
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
@@ -280,14 +406,16 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 
 	struct io io = {.in = fds[1],
 			.out = fds[2],
+			.err = fds[4],
 			.input = input ? input : "",
 			.input_len = input ? strlen(input) : 0,
-			.max_out = max_out};
+			.max_out = max_out,
+			.tail = r->stderr_tail};
 	sigset_t pipe_set, old;
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	if (set_nonblock(io.in) < 0 || set_nonblock(io.out) < 0)
+	if (set_nonblock(io.in) < 0 || set_nonblock(io.out) < 0 || set_nonblock(io.err) < 0)
 		rc = -1;
 	else
 		rc = pump(&io, pid, deadline, &r->status);
@@ -296,14 +424,18 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 	close_fd(&io.in);
 	close_fd(&io.out);
 	if (rc <= 0) {
-		/* Timed out, or we cannot go on: the whole group goes (or
-		 * the child alone if it never got a group of its own). */
+		/* Timed out, cancelled, or we cannot go on: the whole group goes
+		 * (or the child alone if it never got a group of its own). */
 		if (kill(-pid, SIGKILL) < 0)
 			kill(pid, SIGKILL);
 		while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
 			;
+		drain_err(&io); /* what it said before it went */
 		r->timed_out = rc == 0;
+		r->interrupted = rc == -2;
 	}
+	close_fd(&io.err);
+	r->stderr_tail[io.tail_len] = '\0';
 	r->ms = (long)((long long)clock_mono_ms() - start);
 	r->truncated = io.truncated;
 	r->output = io.buf ? io.buf : malloc(1);
@@ -312,7 +444,7 @@ int gen_run(const char *cmd, const char *input, int timeout_ms, size_t max_out,
 		return 0;
 	}
 	r->output[io.len] = '\0';
-	if (rc < 0)
+	if (rc == -1)
 		set_error(r, "cannot talk to the command: %s", errfmt_desc(io_errno));
 	else
 		describe(r, timeout_ms);
@@ -325,131 +457,4 @@ void gen_result_free(struct gen_result *r)
 		return;
 	free(r->output);
 	r->output = NULL;
-}
-
-/* ---- code extraction ---- */
-
-struct fence {
-	size_t indent, ticks;
-	const char *info; /* the info string's first word */
-	size_t info_len;
-};
-
-/* A fence line: up to 3 spaces, then 3 or more backticks. */
-static bool open_fence(const char *line, size_t len, struct fence *f)
-{
-	size_t i = 0;
-	while (i < len && i < 4 && line[i] == ' ')
-		i++;
-	if (i > 3)
-		return false;
-	f->indent = i;
-	while (i < len && line[i] == '`')
-		i++;
-	f->ticks = i - f->indent;
-	if (f->ticks < 3)
-		return false;
-	while (i < len && (line[i] == ' ' || line[i] == '\t'))
-		i++;
-	f->info = line + i;
-	while (i < len && !strchr(" \t\r`", line[i]))
-		i++;
-	f->info_len = (size_t)(line + i - f->info);
-	/* CommonMark: a backtick in the info string means inline code. */
-	return !memchr(line + i, '`', len - i);
-}
-
-static bool close_fence(const char *line, size_t len, size_t ticks)
-{
-	size_t i = 0, n;
-	while (i < len && i < 4 && line[i] == ' ')
-		i++;
-	if (i > 3)
-		return false;
-	for (n = 0; i < len && line[i] == '`'; i++)
-		n++;
-	if (n < ticks)
-		return false;
-	for (; i < len; i++)
-		if (!strchr(" \t\r", line[i]))
-			return false;
-	return true;
-}
-
-static bool is_python(const char *s, size_t n)
-{
-	return (n == 6 && strncasecmp(s, "python", 6) == 0) ||
-	       (n == 7 && strncasecmp(s, "python3", 7) == 0) ||
-	       (n == 2 && strncasecmp(s, "py", 2) == 0);
-}
-
-/* [from, to) with \r\n turned into \n and up to indent spaces taken off each
- * line, as CommonMark does for an indented fence (Python cares). */
-static char *copy_block(const char *from, const char *to, size_t indent)
-{
-	char *out = malloc((size_t)(to - from) + 1), *o = out;
-	bool bol = true;
-	if (!out)
-		return NULL;
-	for (const char *p = from; p < to; p++) {
-		if (bol)
-			for (size_t k = 0; k < indent && p < to && *p == ' '; k++)
-				p++;
-		if (p == to)
-			break;
-		bol = *p == '\n';
-		if (!(*p == '\r' && p + 1 < to && p[1] == '\n'))
-			*o++ = *p;
-	}
-	*o = '\0';
-	return out;
-}
-
-struct block {
-	const char *from, *to;
-	size_t indent;
-};
-
-/* The block opened on the line at p (fence f): its content, and where the
- * text after its closing fence starts. */
-static const char *scan_block(const char *p, const char *end, const struct fence *f,
-			      struct block *b)
-{
-	b->from = p;
-	b->indent = f->indent;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *next = nl ? nl + 1 : end;
-		if (close_fence(p, (size_t)((nl ? nl : end) - p), f->ticks)) {
-			b->to = p;
-			return next;
-		}
-		p = next;
-	}
-	b->to = end; /* unterminated: the answer was cut off, keep what came */
-	return end;
-}
-
-char *gen_extract_code(const char *text)
-{
-	if (!text)
-		return NULL;
-	const char *p = text, *end = text + strlen(text);
-	struct block first = {0}, b;
-	struct fence f;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *next = nl ? nl + 1 : end;
-		if (!open_fence(p, (size_t)((nl ? nl : end) - p), &f)) {
-			p = next;
-			continue;
-		}
-		p = scan_block(next, end, &f, &b);
-		if (is_python(f.info, f.info_len))
-			return copy_block(b.from, b.to, b.indent);
-		if (!first.from)
-			first = b;
-	}
-	return first.from ? copy_block(first.from, first.to, first.indent)
-			  : copy_block(text, end, 0);
 }

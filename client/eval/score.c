@@ -47,6 +47,7 @@ static const char *const setting_order[] = {
 struct acc_setting {
 	char *name;
 	int turns; /* max over its records */
+	size_t gen_errors, verbal_errors;
 };
 
 struct acc_task {
@@ -250,6 +251,10 @@ static int add(struct score_table *t, const json_t *r, const char **why)
 	k->seen[byte] |= bit;
 	if (pass && tn < k->first_pass)
 		k->first_pass = (int)tn;
+	/* A failed model command is counted where it happened, not where a
+	 * later record repeats the state it left (those have null). */
+	a->set[si].gen_errors += json_is_string(json_object_get(r, "generator_error"));
+	a->set[si].verbal_errors += json_is_string(json_object_get(r, "verbal_error"));
 	if (tns > a->set[si].turns)
 		a->set[si].turns = (int)tns;
 	return 0;
@@ -326,6 +331,8 @@ void score_finish(struct score_table *t)
 	for (size_t i = 0; i < a->nset; i++) {
 		v[i].name = a->set[i].name; /* owned by priv, freed with it */
 		v[i].turns = a->set[i].turns;
+		v[i].generator_errors = a->set[i].gen_errors;
+		v[i].verbal_errors = a->set[i].verbal_errors;
 		v[i].pass_at_1 = calloc((size_t)v[i].turns + 1, sizeof(double));
 		if (!v[i].pass_at_1) {
 			free_results(t);
@@ -450,9 +457,11 @@ json_t *score_to_json(const struct score_table *t)
 				json_decref(p);
 				p = NULL;
 			}
-		json_t *o = p ? json_pack("{s:I, s:i, s:o, s:f, s:f}", "tasks",
+		json_t *o = p ? json_pack("{s:I, s:i, s:o, s:f, s:f, s:I, s:I}", "tasks",
 					  (json_int_t)s->tasks, "turns", s->turns, "pass_at_1", p,
-					  "mrr", s->mrr, "recall", s->recall)
+					  "mrr", s->mrr, "recall", s->recall, "generator_errors",
+					  (json_int_t)s->generator_errors, "verbal_errors",
+					  (json_int_t)s->verbal_errors)
 			      : NULL;
 		if (!o || json_object_set_new(sets, s->name, o) < 0) {
 			json_decref(root);
@@ -489,7 +498,7 @@ void score_print(const struct score_table *t, FILE *f)
 		snprintf(h, sizeof h, "T%d", k);
 		fprintf(f, " %6s", h);
 	}
-	fprintf(f, " %6s %6s\n", "MRR", "Recall");
+	fprintf(f, " %6s %6s %7s %7s\n", "MRR", "Recall", "GenErr", "VerbErr");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct score_setting *s = &t->v[i];
 		fprintf(f, "%-*s %6zu", w, s->name, s->tasks);
@@ -498,10 +507,11 @@ void score_print(const struct score_table *t, FILE *f)
 				fprintf(f, " %6.1f", 100 * s->pass_at_1[k]);
 			else
 				fprintf(f, " %6s", "-");
-		fprintf(f, " %6.1f %6.1f\n", 100 * s->mrr, 100 * s->recall);
+		fprintf(f, " %6.1f %6.1f %7zu %7zu\n", 100 * s->mrr, 100 * s->recall,
+			s->generator_errors, s->verbal_errors);
 	}
 	fprintf(f,
-		"(Pass@1 after each turn, MRR and Recall in %%; %zu records, %zu duplicates "
-		"ignored)\n",
+		"(Pass@1 after each turn, MRR and Recall in %%; GenErr and VerbErr: turns whose "
+		"generator or verbal command failed; %zu records, %zu duplicates ignored)\n",
 		t->records, t->duplicates);
 }

@@ -14,6 +14,9 @@ struct score_setting {
 	double *pass_at_1; /* turns + 1 values: solved by turn t / tasks */
 	double mrr;	   /* mean of 1 / (first passing turn + 1), 0 if never */
 	double recall;	   /* solved by the last turn / tasks */
+	/* Records whose generator / verbal command failed (a non-null
+	 * "generator_error" / "verbal_error"). */
+	size_t generator_errors, verbal_errors;
 };
 
 struct score_table {
@@ -36,11 +39,13 @@ int score_load(const char *const *paths, size_t n, FILE *warn, struct score_tabl
 	       size_t errlen);
 /* Computes the metrics after records were added (again, if called twice). */
 void score_finish(struct score_table *t);
-/* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall"}}} */
+/* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall",
+ * "generator_errors", "verbal_errors"}}} */
 json_t *score_to_json(const struct score_table *t);
 /* The largest number of turns among the settings. */
 int score_max_turns(const struct score_table *t);
-/* A readable table: setting × Pass@1 per turn, MRR, Recall (percentages). */
+/* A readable table: setting × Pass@1 per turn, MRR, Recall (percentages),
+ * and the generator and verbal-command failures. */
 void score_print(const struct score_table *t, FILE *f);
 /* Pass@1 per turn, one line per setting, as a self-contained SVG. */
 int score_plot_svg(const struct score_table *t, const char *path, char *err, size_t errlen);

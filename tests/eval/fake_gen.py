@@ -13,6 +13,8 @@ its mode says. MODES is one mode for every task, or "t/x=mode,...,*=mode".
   fail-turn1  exit 3 at turn 1, else exec    empty    prints nothing
   sleep       sleeps 30 s (a timeout)        fail     exits 1
   slow        sleeps 0.25 s, then wrong
+  pause       waits while the file LOG.pause exists (up to 30 s), then right
+  seedprobe   fails every test with "SEED-PROBE <the job's PYTHONHASHSEED>"
   first3      right for the first three tests only (partial coverage sees a pass)
   badutf8     wrong, with bytes that are not UTF-8 in a comment
 """
@@ -82,6 +84,14 @@ def main():
     elif mode == "badutf8":
         sys.stdout.flush()
         sys.stdout.buffer.write(b"```python\ndef task_func(x):\n    return 0  # \xff\xfe\xc0\n```\n")
+    elif mode == "pause":
+        deadline = time.monotonic() + 30
+        while os.path.exists(log + ".pause") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        answer(right)
+    elif mode == "seedprobe":
+        answer("import os\n\ndef task_func(x):\n"
+               "    raise ValueError('SEED-PROBE ' + os.environ.get('PYTHONHASHSEED', 'none'))\n")
     elif mode == "slow":
         time.sleep(0.25)
         answer(WRONG)

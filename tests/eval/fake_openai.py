@@ -2,11 +2,11 @@
 """A local stand-in for an OpenAI-compatible endpoint, for the test of
 examples/generators/openai_chat.py in tests/integration/test_eval_commands.c.
 
-Usage: fake_openai.py PORTFILE LOG
+Usage: fake_openai.py PORTFILE LOG [PORT]
 
-Listens on 127.0.0.1 (a free port, written to PORTFILE once it listens),
-appends each POST /v1/chat/completions request (its Authorization header and
-JSON body) to LOG, and answers with one choice whose text holds the right
+Listens on 127.0.0.1 (PORT, else a free port; written to PORTFILE once it
+listens), appends each POST /v1/chat/completions request (its Authorization
+header and JSON body) to LOG, and answers with one choice whose text holds the right
 function for "Return twice x." tasks and a wrong one otherwise.
 """
 import json
@@ -45,7 +45,7 @@ class Handler(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     PORTFILE, LOG = sys.argv[1], sys.argv[2]
-    server = HTTPServer(("127.0.0.1", 0), Handler)
+    server = HTTPServer(("127.0.0.1", int(sys.argv[3]) if len(sys.argv) > 3 else 0), Handler)
     tmp = PORTFILE + ".tmp"
     with open(tmp, "w") as f:
         f.write(str(server.server_address[1]))

@@ -9,12 +9,15 @@
 #define SBX_EVALENV_H
 
 #include <check.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "client/eval/eval.h"
 #include "tests/helpers/daemon.h"
@@ -217,6 +220,62 @@ static inline size_t lines_in(const char *path)
 	size_t n = json_array_size(a);
 	json_decref(a);
 	return n;
+}
+
+/* --- the sbx binary --- */
+
+/* $SBX_BUILD/sbx (SBX_BUILD defaulting to "build"). */
+static inline const char *cli_path(void)
+{
+	static char p[512];
+	const char *b = getenv("SBX_BUILD");
+	snprintf(p, sizeof p, "%s/sbx", b && *b ? b : "build");
+	return p;
+}
+
+/* Starts sbx with args (NULL-terminated, after the program name), its stdout
+ * and stderr into the files given; its pid. */
+static inline pid_t cli_start(const char *const *args, const char *out, const char *errf)
+{
+	const char *argv[64] = {cli_path()};
+	size_t n = 1;
+	for (; args[n - 1] && n < 63; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Its exit status, or 128 + the signal that killed it. */
+static inline int cli_wait(pid_t pid)
+{
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Runs sbx to the end: its exit status; *out and *err get what it printed
+ * (malloc'd), the files being dir/sbx.out and dir/sbx.err. */
+static inline int cli_run(const struct env *e, const char *const *args, char **out, char **err)
+{
+	char po[600], pe[600];
+	snprintf(po, sizeof po, "%s/sbx.out", e->dir);
+	snprintf(pe, sizeof pe, "%s/sbx.err", e->dir);
+	int rc = cli_wait(cli_start(args, po, pe));
+	size_t n;
+	*out = sbx_read_file(po, 1 << 22, &n, NULL, 0);
+	*err = sbx_read_file(pe, 1 << 22, &n, NULL, 0);
+	ck_assert(*out && *err);
+	return rc;
 }
 
 #endif

@@ -276,6 +276,98 @@ START_TEST(test_child_gets_default_sigpipe)
 }
 END_TEST
 
+/* ---- stderr and cancelling ---- */
+
+START_TEST(test_stderr_tail_kept)
+{
+	/* Our stderr goes to a file, to see what is passed through. */
+	char path[] = "/tmp/sbx-gen-stderr-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	fflush(stderr);
+	int saved = dup(2);
+	ck_assert_int_eq(dup2(fd, 2), 2);
+	/* A short message is kept whole; stdout is not mixed in. */
+	struct gen_result a = run("echo out; echo 'endpoint down: 503' >&2; exit 1", "", 5000, MB);
+	/* 10,000 bytes then a last line: only the last GEN_STDERR_TAIL bytes,
+	 * ending with that line. */
+	struct gen_result b =
+	    run("head -c 10000 /dev/zero | tr '\\0' x >&2; echo LAST >&2; echo ok", "", 5000, MB);
+	/* More stderr than a pipe holds, while stdout is already closed: the
+	 * command must not block on it. */
+	struct gen_result c =
+	    run("exec >&-; head -c 300000 /dev/zero | tr '\\0' y >&2; echo END >&2", "", 5000, MB);
+	/* What a command killed at its timeout said is kept too. */
+	struct gen_result d = run("echo 'still waiting' >&2; sleep 5", "", 300, MB);
+	ck_assert_int_eq(dup2(saved, 2), 2);
+	close(saved);
+	/* All of it reached our stderr. */
+	ck_assert_int_eq(lseek(fd, 0, SEEK_END), 19 + 10005 + 300004 + 14);
+	close(fd);
+	unlink(path);
+
+	ck_assert_str_eq(a.stderr_tail, "endpoint down: 503\n");
+	ck_assert_str_eq(a.output, "out\n");
+	ck_assert_str_eq(a.error, "exited with status 1");
+	ck_assert_uint_eq(strlen(b.stderr_tail), GEN_STDERR_TAIL);
+	ck_assert_str_eq(b.stderr_tail + GEN_STDERR_TAIL - 5, "LAST\n");
+	ck_assert(b.stderr_tail[0] == 'x');
+	ck_assert_str_eq(b.error, "");
+	ck_assert(!c.timed_out);
+	ck_assert_str_eq(c.stderr_tail + GEN_STDERR_TAIL - 4, "END\n");
+	ck_assert(d.timed_out);
+	ck_assert_str_eq(d.stderr_tail, "still waiting\n");
+	gen_result_free(&a);
+	gen_result_free(&b);
+	gen_result_free(&c);
+	gen_result_free(&d);
+}
+END_TEST
+
+static void *cancel_later(void *arg)
+{
+	(void)arg;
+	usleep(300 * 1000);
+	gen_cancel();
+	return NULL;
+}
+
+START_TEST(test_cancel)
+{
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(gen_cancel_init(), 0);
+	gen_cancel_reset();
+	/* A call in progress: its whole group is killed, well before its
+	 * 20 s timeout, and it says it was interrupted (not timed out). */
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, NULL), 0);
+	long long t0 = td_now_ms();
+	struct gen_result r = run("echo $$; sleep 20 & sleep 20", "", 20000, MB);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_lt(td_now_ms() - t0, 5000);
+	ck_assert(r.interrupted && !r.timed_out);
+	ck_assert_str_eq(r.error, "interrupted");
+	ck_assert(gen_cancelled());
+	pid_t group = (pid_t)atoi(r.output);
+	ck_assert_int_gt(group, 0);
+	ck_assert_msg(group_gone(group, 1000), "process group %d still has members", (int)group);
+	gen_result_free(&r);
+	/* A later call is not started at all. */
+	r = run("echo started >&2; echo x", "", 5000, MB);
+	ck_assert(r.interrupted);
+	ck_assert_str_eq(r.output, "");
+	ck_assert_str_eq(r.stderr_tail, "");
+	gen_result_free(&r);
+	/* After a reset, commands run again. */
+	gen_cancel_reset();
+	ck_assert(!gen_cancelled());
+	r = run("echo x", "", 5000, MB);
+	ck_assert_str_eq(r.output, "x\n");
+	ck_assert_str_eq(r.error, "");
+	gen_result_free(&r);
+}
+END_TEST
+
 /* ---- gen_extract_code ---- */
 
 #define EXTRACT(text, want)                                                                        \
@@ -365,6 +457,8 @@ static Suite *gen_suite(void)
 	tcase_add_test(run_tc, test_missing_command);
 	tcase_add_test(run_tc, test_concurrent_calls);
 	tcase_add_test(run_tc, test_child_gets_default_sigpipe);
+	tcase_add_test(run_tc, test_stderr_tail_kept);
+	tcase_add_test(run_tc, test_cancel);
 	suite_add_tcase(s, run_tc);
 	TCase *ex = tcase_create("extract");
 	tcase_add_test(ex, test_extract_python_block);

@@ -492,6 +492,60 @@ START_TEST(test_long_lines)
 }
 END_TEST
 
+/* Failed model commands are counted per setting: a record with a string
+ * generator_error or verbal_error counts once (null does not, nor does a
+ * duplicate), in the table, its JSON and the printed table. */
+START_TEST(test_error_counts)
+{
+	struct score_table t = {0};
+	const struct {
+		const char *setting, *task;
+		int turn;
+		const char *gen, *verbal;
+	} v[] = {
+	    {"CF_EF_FULL", "a", 0, "exited with status 1", NULL},
+	    {"CF_EF_FULL", "a", 1, "timed out after 600000 ms", NULL},
+	    {"CF_EF_FULL", "a", 1, "exited with status 1", NULL}, /* a duplicate */
+	    {"CF_EF_FULL", "b", 0, NULL, NULL},
+	    {"CF_EF_FULL_SNF", "a", 0, NULL, "exited with status 2"},
+	    {"CF_EF_FULL_SNF", "a", 1, NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		json_t *r = rec(v[i].setting, v[i].task, v[i].turn, 1, "fail");
+		json_object_set_new(r, "generator_error",
+				    v[i].gen ? json_string(v[i].gen) : json_null());
+		json_object_set_new(r, "verbal_error",
+				    v[i].verbal ? json_string(v[i].verbal) : json_null());
+		ck_assert_int_eq(score_add_record(&t, r), 0);
+		json_decref(r);
+	}
+	score_finish(&t);
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_str_eq(t.v[0].name, "CF_EF_FULL");
+	ck_assert_uint_eq(t.v[0].generator_errors, 2);
+	ck_assert_uint_eq(t.v[0].verbal_errors, 0);
+	ck_assert_uint_eq(t.v[1].generator_errors, 0);
+	ck_assert_uint_eq(t.v[1].verbal_errors, 1);
+	json_t *j = score_to_json(&t);
+	json_t *full = json_object_get(json_object_get(j, "settings"), "CF_EF_FULL");
+	ck_assert_int_eq(json_integer_value(json_object_get(full, "generator_errors")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(full, "verbal_errors")), 0);
+	json_decref(j);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	score_print(&t, f);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "GenErr") && strstr(buf, "VerbErr"), "%s", buf);
+	char *row = strstr(buf, "\nCF_EF_FULL "), *eol = row ? strchr(row + 1, '\n') : NULL;
+	ck_assert_ptr_nonnull(eol);
+	*eol = '\0';
+	ck_assert_msg(strstr(row, "      2       0"), "row: %s", row + 1);
+	free(buf);
+	score_free(&t);
+}
+END_TEST
+
 START_TEST(test_json)
 {
 	char **v;
@@ -513,7 +567,9 @@ START_TEST(test_json)
 	for (size_t i = 0; i < t.n; i++) {
 		json_t *o = json_object_get(sets, t.v[i].name);
 		ck_assert_msg(json_is_object(o), "no %s", t.v[i].name);
-		ck_assert_uint_eq(json_object_size(o), 5);
+		ck_assert_uint_eq(json_object_size(o), 7);
+		ck_assert(json_is_integer(json_object_get(o, "generator_errors")));
+		ck_assert(json_is_integer(json_object_get(o, "verbal_errors")));
 		ck_assert(json_is_integer(json_object_get(o, "tasks")));
 		ck_assert_int_eq(json_integer_value(json_object_get(o, "tasks")), 4);
 		ck_assert_int_eq(json_integer_value(json_object_get(o, "turns")), 3);
@@ -730,6 +786,7 @@ static Suite *score_suite(void)
 	tcase_add_test(t, test_warnings_capped);
 	tcase_add_test(t, test_long_lines);
 	tcase_add_test(t, test_json);
+	tcase_add_test(t, test_error_counts);
 	tcase_add_test(t, test_print);
 	tcase_add_test(t, test_svg);
 	tcase_add_test(t, test_large);
