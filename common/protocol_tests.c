@@ -118,9 +118,13 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	r->test_timeout_ms = -1;
 	r->seed = -1;
 	r->float_tolerance = -1;
+	/* A seed applies to plain runs too (sandboxd/run/run.c). */
+	if (get_int(root, F_SEED, 0, 4294967295LL, &r->seed, err) < 0)
+		return -1;
 	if (!fmt && !tests) {
 		for (int i = 0; test_fields[i]; i++)
-			if (json_object_get(root, test_fields[i]))
+			if (strcmp(test_fields[i], F_SEED) != 0 &&
+			    json_object_get(root, test_fields[i]))
 				return proto_fail(err, E_BAD_REQUEST,
 						  "\"%s\" needs \"tests\" and \"format\"",
 						  test_fields[i]);
@@ -180,8 +184,6 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	if (get_int(root, F_TEST_TIMEOUT_MS, 1, 1LL << 31, &v, err) < 0)
 		return -1;
 	r->test_timeout_ms = (long)v;
-	if (get_int(root, F_SEED, 0, 4294967295LL, &r->seed, err) < 0)
-		return -1;
 	json_t *tol = json_object_get(root, F_FLOAT_TOLERANCE);
 	if (tol) {
 		if (r->format != FMT_STDIO)

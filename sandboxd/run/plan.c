@@ -137,10 +137,19 @@ static bool plan_run_case(const struct config *cfg, int slot, const struct job *
 	long cpu_left = plan_left(b, l->cpu_ms, true), wall_left = plan_left(b, l->wall_ms, false);
 	struct run_in in = {.stdin_data = j->req.cases[i].input,
 			    .stdin_len = j->req.cases[i].input_len,
-			    .seed = -1,
 			    .cpu_ms = cpu_left < l->case_cpu_ms ? cpu_left : l->case_cpu_ms,
 			    .wall_ms = wall_left < l->case_wall_ms ? wall_left : l->case_wall_ms};
-	run_one(cfg, slot, j, &in, f);
+	/* Each case is a "main" job: its tracebacks name the file the compile
+	 * step named (solution.py), and a seed applies as to test requests. */
+	char key[REC_KEY_LEN + 1];
+	if (run_main_in(&in, key, RUNNER_FILENAME, j->req.seed)) {
+		run_one(cfg, slot, j, &in, f);
+	} else {
+		memset(f, 0, sizeof *f);
+		f->r.violation_nr = -1;
+		snprintf(f->error, sizeof f->error, "cannot prepare the case");
+	}
+	free((char *)in.job_json);
 	run_timing_add(t, f, NULL);
 	if (f->r.cancelled)
 		return false;

@@ -134,9 +134,11 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 		spec.stdin_data = in->stdin_data;
 		spec.stdin_len = in->stdin_len;
 	}
-	if (in && in->job_json)
+	if (in && in->job_json) {
 		jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, in->job_json,
 				     in->job_len, in->key, in->seed);
+		spec.main_py = in->main_py;
+	}
 	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj, NULL};
 	/* cgroup v1 lets TCP queue past the socket share of memory_mb: watched. */
 	if (cgj && cgj->v1_mem_total)

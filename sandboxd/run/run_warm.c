@@ -324,7 +324,7 @@ static bool names_preload(const struct job *j, const struct run_in *in)
 	const struct profile *p = j->prof;
 	if (!p->npreload)
 		return false;
-	if (in && in->job_json)
+	if (in && in->job_json && !in->main_py)
 		return text_names(in->job_json, in->job_len, p);
 	if (text_names(j->req.code, j->req.code_len, p))
 		return true;

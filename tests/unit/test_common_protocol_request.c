@@ -235,6 +235,20 @@ START_TEST(test_fail_fast_and_case_limits)
 }
 END_TEST
 
+/* A seed on a plain run. */
+START_TEST(test_seed_and_expected_output)
+{
+	struct proto_request r;
+	parse_ok("plain seed", "{\"id\":\"s\",\"code\":\"x\",\"seed\":4294967295}", &r);
+	ck_assert_int_eq(r.format, FMT_NONE);
+	ck_assert_int_eq(r.seed, 4294967295LL);
+	proto_request_free(&r);
+	parse_ok("no seed", "{\"id\":\"s\",\"code\":\"x\"}", &r);
+	ck_assert_int_eq(r.seed, -1);
+	proto_request_free(&r);
+}
+END_TEST
+
 START_TEST(test_limits_partial_and_huge)
 {
 	struct proto_request r;
@@ -520,6 +534,11 @@ static const struct bad_case bad[] = {
      E_BAD_REQUEST, "I", "call-based"},
     {"isolation without tests", "{\"id\":\"I\",\"code\":\"x\",\"isolation\":\"process\"}",
      E_BAD_REQUEST, "I", "needs"},
+    /* seed: an integer in [0, 2^32-1], for plain runs too */
+    {"seed on a plain run too big", "{\"id\":\"S\",\"code\":\"x\",\"seed\":4294967296}",
+     E_BAD_REQUEST, "S", "seed"},
+    {"seed negative", "{\"id\":\"S\",\"code\":\"x\",\"seed\":-1}", E_BAD_REQUEST, "S", "seed"},
+    {"seed string", "{\"id\":\"S\",\"code\":\"x\",\"seed\":\"7\"}", E_BAD_REQUEST, "S", "seed"},
 };
 
 START_TEST(test_bad_request)
@@ -822,6 +841,7 @@ static Suite *protocol_request_suite(void)
 	tcase_add_test(ok, test_empty_containers_accepted);
 	tcase_add_test(ok, test_limits_partial_and_huge);
 	tcase_add_test(ok, test_fail_fast_and_case_limits);
+	tcase_add_test(ok, test_seed_and_expected_output);
 	tcase_add_test(ok, test_policy_names_valid);
 	tcase_add_test(ok, test_tenant_field);
 	tcase_add_test(ok, test_timing_field);
