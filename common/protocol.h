@@ -47,6 +47,16 @@
 #define F_ISOLATION "isolation"
 #define F_CASE_INPUT "input"
 #define F_CASE_OUTPUT "output"
+/* stdio: whether the feedback text (the tests' traceback and
+ * feedback.execution) shows each case's expected output, "show" (the
+ * default), or "hide"s it past its first expected_visible_chars characters
+ * (0 by default, at most PROTO_VISIBLE_CHARS_MAX: what the text shows of
+ * any part); the tests' "expected" keeps it either way, for the harness. */
+#define F_EXPECTED_OUTPUT "expected_output"
+#define F_EXPECTED_VISIBLE_CHARS "expected_visible_chars"
+#define EXPECTED_SHOW "show"
+#define EXPECTED_HIDE "hide"
+#define PROTO_VISIBLE_CHARS_MAX 1000
 
 /* Limit keys (request "limits", response "limits"). */
 #define L_CPU_MS "cpu_ms"
@@ -101,6 +111,17 @@
 #define T_MESSAGE "message"
 #define T_TRACEBACK "traceback"
 #define T_DURATION_MS "duration_ms"
+/* stdio tests: the case's expected output and the program's standard
+ * output (null for a case not run), each at most PROTO_STDIO_TEXT_MAX
+ * bytes cut on a character boundary, and at most PROTO_STDIO_TEXT_TOTAL
+ * bytes of them in one response (a quarter of --max-response-mb when that
+ * is less), in case order; *_truncated: something was cut off. */
+#define T_EXPECTED "expected"
+#define T_ACTUAL "actual"
+#define T_EXPECTED_TRUNC "expected_truncated"
+#define T_ACTUAL_TRUNC "actual_truncated"
+#define PROTO_STDIO_TEXT_MAX 4096
+#define PROTO_STDIO_TEXT_TOTAL (16u << 20)
 #define S_TOTAL "total"
 #define S_PASSED "passed"
 #define S_FAILED "failed"
@@ -276,6 +297,8 @@ struct proto_request {
 	long long seed;		/* -1: none */
 	double float_tolerance; /* < 0: exact comparison */
 	bool fail_fast;		/* stdio: stop at the first case that does not pass */
+	bool hide_expected;	/* stdio: expected_output "hide" */
+	long visible_chars;	/* with hide_expected: characters still shown */
 	enum proto_isolation isolation;
 	bool timing; /* the response carries the phase timings */
 };

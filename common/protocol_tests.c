@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const test_fields[] = {
-    F_TESTS,	     F_FORMAT,		F_ENTRY_POINT, F_COVERAGE,
-    F_PARTIAL_TESTS, F_TEST_TIMEOUT_MS, F_SEED,	       F_FLOAT_TOLERANCE,
-    F_FAIL_FAST,     F_ISOLATION,	NULL};
+static const char *const test_fields[] = {F_TESTS,     F_FORMAT,	  F_ENTRY_POINT,
+					  F_COVERAGE,  F_PARTIAL_TESTS,	  F_TEST_TIMEOUT_MS,
+					  F_SEED,      F_FLOAT_TOLERANCE, F_FAIL_FAST,
+					  F_ISOLATION, F_EXPECTED_OUTPUT, F_EXPECTED_VISIBLE_CHARS,
+					  NULL};
 
 bool proto_is_test_field(const char *key)
 {
@@ -105,6 +106,31 @@ static int parse_cases(json_t *t, const struct proto_bounds *b, struct proto_req
 		if (!c->input || !c->output)
 			return proto_fail(err, E_INTERNAL, "out of memory");
 	}
+	return 0;
+}
+
+/* expected_output and expected_visible_chars: stdio only, and the count
+ * only with "hide" (a count that would change nothing is a mistake to
+ * report, not to ignore). */
+static int parse_expected(json_t *root, struct proto_request *r, struct proto_error *err)
+{
+	json_t *eo = json_object_get(root, F_EXPECTED_OUTPUT),
+	       *vc = json_object_get(root, F_EXPECTED_VISIBLE_CHARS);
+	if ((eo || vc) && r->format != FMT_STDIO)
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" applies to stdio only",
+				  eo ? F_EXPECTED_OUTPUT : F_EXPECTED_VISIBLE_CHARS);
+	if (eo && !(json_is_string(eo) && (strcmp(json_string_value(eo), EXPECTED_SHOW) == 0 ||
+					   strcmp(json_string_value(eo), EXPECTED_HIDE) == 0)))
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" must be %s or %s", F_EXPECTED_OUTPUT,
+				  EXPECTED_SHOW, EXPECTED_HIDE);
+	r->hide_expected = eo && strcmp(json_string_value(eo), EXPECTED_HIDE) == 0;
+	if (vc && !r->hide_expected)
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" goes with \"%s\": \"%s\"",
+				  F_EXPECTED_VISIBLE_CHARS, F_EXPECTED_OUTPUT, EXPECTED_HIDE);
+	long long n = 0;
+	if (get_int(root, F_EXPECTED_VISIBLE_CHARS, 0, PROTO_VISIBLE_CHARS_MAX, &n, err) < 0)
+		return -1;
+	r->visible_chars = (long)n;
 	return 0;
 }
 
@@ -201,6 +227,8 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	if (ff && !json_is_boolean(ff))
 		return proto_fail(err, E_BAD_REQUEST, "\"fail_fast\" must be true or false");
 	r->fail_fast = json_is_true(ff);
+	if (parse_expected(root, r, err) < 0)
+		return -1;
 	json_t *iso = json_object_get(root, F_ISOLATION);
 	if (iso) {
 		int i = ISO_COUNT;

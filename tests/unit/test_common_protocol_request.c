@@ -235,7 +235,7 @@ START_TEST(test_fail_fast_and_case_limits)
 }
 END_TEST
 
-/* A seed on a plain run. */
+/* A seed on a plain run; expected_output and its count on stdio. */
 START_TEST(test_seed_and_expected_output)
 {
 	struct proto_request r;
@@ -245,6 +245,28 @@ START_TEST(test_seed_and_expected_output)
 	proto_request_free(&r);
 	parse_ok("no seed", "{\"id\":\"s\",\"code\":\"x\"}", &r);
 	ck_assert_int_eq(r.seed, -1);
+	ck_assert(!r.hide_expected);
+	proto_request_free(&r);
+	parse_ok("hide",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":"
+		 "1000}",
+		 &r);
+	ck_assert(r.hide_expected);
+	ck_assert_int_eq(r.visible_chars, 1000);
+	proto_request_free(&r);
+	parse_ok("hide, no count",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"expected_output\":\"hide\"}",
+		 &r);
+	ck_assert(r.hide_expected);
+	ck_assert_int_eq(r.visible_chars, 0);
+	proto_request_free(&r);
+	parse_ok("show",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"expected_output\":\"show\"}",
+		 &r);
+	ck_assert(!r.hide_expected);
 	proto_request_free(&r);
 }
 END_TEST
@@ -539,6 +561,41 @@ static const struct bad_case bad[] = {
      E_BAD_REQUEST, "S", "seed"},
     {"seed negative", "{\"id\":\"S\",\"code\":\"x\",\"seed\":-1}", E_BAD_REQUEST, "S", "seed"},
     {"seed string", "{\"id\":\"S\",\"code\":\"x\",\"seed\":\"7\"}", E_BAD_REQUEST, "S", "seed"},
+    /* expected_output: show or hide, stdio only; the count with hide only */
+    {"expected_output unknown",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"mask\"}",
+     E_BAD_REQUEST, "E", "show or hide"},
+    {"expected_output not a string",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":false}",
+     E_BAD_REQUEST, "E", "show or hide"},
+    {"expected_output asserts",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+     "\"expected_output\":\"hide\"}",
+     E_BAD_REQUEST, "E", "stdio only"},
+    {"expected_output plain run", "{\"id\":\"E\",\"code\":\"x\",\"expected_output\":\"hide\"}",
+     E_BAD_REQUEST, "E", "needs"},
+    {"visible chars with show",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"show\",\"expected_visible_chars\":3}",
+     E_BAD_REQUEST, "E", "goes with"},
+    {"visible chars alone",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_visible_chars\":3}",
+     E_BAD_REQUEST, "E", "goes with"},
+    {"visible chars negative",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":-1}",
+     E_BAD_REQUEST, "E", "expected_visible_chars"},
+    {"visible chars too many",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":1001}",
+     E_BAD_REQUEST, "E", "expected_visible_chars"},
+    {"visible chars a number",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":2.5}",
+     E_BAD_REQUEST, "E", "expected_visible_chars"},
 };
 
 START_TEST(test_bad_request)
