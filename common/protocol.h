@@ -163,6 +163,19 @@
 #define P_WARM_READY "warm_ready"
 #define P_WARM_RSS_KB "warm_rss_kb"
 #define P_MEMORY_ADMITTED_MB "memory_admitted_mb"
+/* The daemon's own version (PROTO_VERSION is the protocol's), and each
+ * profile by name: its interpreter, that interpreter's version and the
+ * distributions (name -> version) a job of the profile can import, as a
+ * job found them at start (null until then, or when it could not tell);
+ * at most PROTO_PING_LIBS_MAX of them, names and versions bounded. */
+#define P_DAEMON_VERSION "daemon_version"
+#define P_PROFILES "profiles"
+#define P_INTERPRETER "interpreter"
+#define P_INTERPRETER_VERSION "interpreter_version"
+#define P_LIBRARIES "libraries"
+#define PROTO_PING_LIBS_MAX 512
+#define PROTO_PING_NAME_MAX 100
+#define PROTO_PING_VERSION_MAX 64
 
 enum proto_op { OP_RUN, OP_PING };
 

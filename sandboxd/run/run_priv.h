@@ -34,6 +34,9 @@ struct run_in {
 	/* isolation "process": the runner is the grader, and the candidate runs
 	 * beside it in a second payload under the slot's peer uid. */
 	bool isolate;
+	/* Never forked from a fork server (the daemon's own probe, whose
+	 * profile must not take the slot's servers). */
+	bool cold;
 };
 
 /* run.c: in becomes a "main" job's (the runner runs /work/main.py, its code
