@@ -7,20 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sandboxd/feedback/runner_job.h"
 #include "sandboxd/run/run_priv.h"
-
-bool run_main_in(struct run_in *in, char key[REC_KEY_LEN + 1], const char *filename, long long seed)
-{
-	in->job_json = runner_job_key(key) == 0 ? runner_job_main(filename, seed) : NULL;
-	if (!in->job_json)
-		return false;
-	in->job_len = strlen(in->job_json);
-	in->key = key;
-	in->seed = seed;
-	in->main_py = true;
-	return true;
-}
 
 /* A seeded plain run is a "main" job: no interpreter option seeds random
  * and numpy before the program, the runner does (PYTHONHASHSEED comes with

@@ -30,7 +30,8 @@ long run_warm_ready(long *rss_kb, long *kept);
 
 /* What a job of each profile finds (run_probe.c): probe runs one cold job
  * per profile that reports its interpreter's version and the
- * distributions it can import (slot 0's worker, before its first job);
+ * distributions it can import (slot 0's worker, when it first finds no job
+ * waiting);
  * json answers ping's "profiles" from what is known so far (any thread;
  * NULL without memory). */
 void run_probe(const struct config *cfg, int slot);

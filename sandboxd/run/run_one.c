@@ -108,7 +108,7 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	struct jail_job jj;
 	struct jail_spec spec;
 	const char *gargs[JAIL_MAX_ARGS], *pargs[JAIL_MAX_ARGS];
-	uid_t uid = cfg->uid_base + (uid_t)slot;
+	uid_t uid = cfg->uid_base + (uid_t)slot + (in && in->probe ? (uid_t)cfg->workers : 0);
 	struct jail_file *files = run_jail_job(j, &jj);
 	if (files && in && in->cpu_ms > 0)
 		jj.lim.cpu_ms = in->cpu_ms;

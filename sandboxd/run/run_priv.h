@@ -34,12 +34,14 @@ struct run_in {
 	/* isolation "process": the runner is the grader, and the candidate runs
 	 * beside it in a second payload under the slot's peer uid. */
 	bool isolate;
-	/* Never forked from a fork server (the daemon's own probe, whose
-	 * profile must not take the slot's servers). */
-	bool cold;
+	/* The daemon's own probe (run_probe.c): never forked from a fork
+	 * server (its profile must not take the slot's servers), and run as
+	 * the slot's second uid, which no process of the idle slot holds, so
+	 * nothing that watches the job uids takes it for a job. */
+	bool probe;
 };
 
-/* run.c: in becomes a "main" job's (the runner runs /work/main.py, its code
+/* run_main.c: in becomes a "main" job's (the runner runs /work/main.py, its code
  * compiled under filename, seeded when seed >= 0); in->job_json is the
  * caller's to free. false without memory or randomness. */
 bool run_main_in(struct run_in *in, char key[REC_KEY_LEN + 1], const char *filename,

@@ -1,10 +1,12 @@
 /* What a job of each profile finds: its interpreter's version and the
  * distributions it can import (ping's "profiles"). Only a job can tell:
  * the interpreter, its sys.path and its packages are the jail's view, and
- * the daemon never runs the host's Python as root. So slot 0's worker runs
- * one cold job per profile before its first job, a script that only lists
- * sys.path's *.dist-info and *.egg-info names (no import of the packages:
- * about as cheap as starting the interpreter), and its output is read as
+ * the daemon never runs the host's Python as root. So slot 0's worker, the
+ * first time it finds no job waiting, runs one cold job per profile (as
+ * the slot's second uid: nothing takes it for a client's job), a script
+ * that only lists sys.path's *.dist-info and *.egg-info names (no import
+ * of the packages: about as cheap as starting the interpreter), and its
+ * output is read as
  * any job's: hostile, parsed with a bound, every name and version checked.
  * A profile whose probe failed keeps null, and the log says why. */
 #include <pthread.h>
@@ -89,7 +91,7 @@ static void run_probe_one(const struct config *cfg, int slot, const struct profi
 	j.prof = p;
 	j.lim = p->defaults;
 	j.cancel_fd = -1;
-	struct run_in in = {.seed = -1, .cold = true};
+	struct run_in in = {.seed = -1, .probe = true};
 	struct run_facts f;
 	struct run_verdict v;
 	run_one(cfg, slot, &j, &in, &f);

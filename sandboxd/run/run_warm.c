@@ -339,7 +339,7 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 {
 	*have_cg = false;
 	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots ||
-	    (in && (in->isolate || in->cold)))
+	    (in && (in->isolate || in->probe)))
 		return NULL;
 	int kind =
 	    (in && in->job_json ? WK_RUNNER : WK_PLAIN) + (names_preload(j, in) ? WK_PLAIN_PRE : 0);
