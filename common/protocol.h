@@ -47,6 +47,16 @@
 #define F_ISOLATION "isolation"
 #define F_CASE_INPUT "input"
 #define F_CASE_OUTPUT "output"
+/* stdio: whether the feedback text (the tests' traceback and
+ * feedback.execution) shows each case's expected output, "show" (the
+ * default), or "hide"s it past its first expected_visible_chars characters
+ * (0 by default, at most PROTO_VISIBLE_CHARS_MAX: what the text shows of
+ * any part); the tests' "expected" keeps it either way, for the harness. */
+#define F_EXPECTED_OUTPUT "expected_output"
+#define F_EXPECTED_VISIBLE_CHARS "expected_visible_chars"
+#define EXPECTED_SHOW "show"
+#define EXPECTED_HIDE "hide"
+#define PROTO_VISIBLE_CHARS_MAX 1000
 
 /* Limit keys (request "limits", response "limits"). */
 #define L_CPU_MS "cpu_ms"
@@ -101,6 +111,17 @@
 #define T_MESSAGE "message"
 #define T_TRACEBACK "traceback"
 #define T_DURATION_MS "duration_ms"
+/* stdio tests: the case's expected output and the program's standard
+ * output (null for a case not run), each at most PROTO_STDIO_TEXT_MAX
+ * bytes cut on a character boundary, and at most PROTO_STDIO_TEXT_TOTAL
+ * bytes of them in one response (a quarter of --max-response-mb when that
+ * is less), in case order; *_truncated: something was cut off. */
+#define T_EXPECTED "expected"
+#define T_ACTUAL "actual"
+#define T_EXPECTED_TRUNC "expected_truncated"
+#define T_ACTUAL_TRUNC "actual_truncated"
+#define PROTO_STDIO_TEXT_MAX 4096
+#define PROTO_STDIO_TEXT_TOTAL (16u << 20)
 #define S_TOTAL "total"
 #define S_PASSED "passed"
 #define S_FAILED "failed"
@@ -142,6 +163,19 @@
 #define P_WARM_READY "warm_ready"
 #define P_WARM_RSS_KB "warm_rss_kb"
 #define P_MEMORY_ADMITTED_MB "memory_admitted_mb"
+/* The daemon's own version (PROTO_VERSION is the protocol's), and each
+ * profile by name: its interpreter, that interpreter's version and the
+ * distributions (name -> version) a job of the profile can import, as a
+ * job found them at start (null until then, or when it could not tell);
+ * at most PROTO_PING_LIBS_MAX of them, names and versions bounded. */
+#define P_DAEMON_VERSION "daemon_version"
+#define P_PROFILES "profiles"
+#define P_INTERPRETER "interpreter"
+#define P_INTERPRETER_VERSION "interpreter_version"
+#define P_LIBRARIES "libraries"
+#define PROTO_PING_LIBS_MAX 512
+#define PROTO_PING_NAME_MAX 100
+#define PROTO_PING_VERSION_MAX 64
 
 enum proto_op { OP_RUN, OP_PING };
 
@@ -276,6 +310,8 @@ struct proto_request {
 	long long seed;		/* -1: none */
 	double float_tolerance; /* < 0: exact comparison */
 	bool fail_fast;		/* stdio: stop at the first case that does not pass */
+	bool hide_expected;	/* stdio: expected_output "hide" */
+	long visible_chars;	/* with hide_expected: characters still shown */
 	enum proto_isolation isolation;
 	bool timing; /* the response carries the phase timings */
 };

@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const test_fields[] = {
-    F_TESTS,	     F_FORMAT,		F_ENTRY_POINT, F_COVERAGE,
-    F_PARTIAL_TESTS, F_TEST_TIMEOUT_MS, F_SEED,	       F_FLOAT_TOLERANCE,
-    F_FAIL_FAST,     F_ISOLATION,	NULL};
+static const char *const test_fields[] = {F_TESTS,     F_FORMAT,	  F_ENTRY_POINT,
+					  F_COVERAGE,  F_PARTIAL_TESTS,	  F_TEST_TIMEOUT_MS,
+					  F_SEED,      F_FLOAT_TOLERANCE, F_FAIL_FAST,
+					  F_ISOLATION, F_EXPECTED_OUTPUT, F_EXPECTED_VISIBLE_CHARS,
+					  NULL};
 
 bool proto_is_test_field(const char *key)
 {
@@ -108,6 +109,31 @@ static int parse_cases(json_t *t, const struct proto_bounds *b, struct proto_req
 	return 0;
 }
 
+/* expected_output and expected_visible_chars: stdio only, and the count
+ * only with "hide" (a count that would change nothing is a mistake to
+ * report, not to ignore). */
+static int parse_expected(json_t *root, struct proto_request *r, struct proto_error *err)
+{
+	json_t *eo = json_object_get(root, F_EXPECTED_OUTPUT),
+	       *vc = json_object_get(root, F_EXPECTED_VISIBLE_CHARS);
+	if ((eo || vc) && r->format != FMT_STDIO)
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" applies to stdio only",
+				  eo ? F_EXPECTED_OUTPUT : F_EXPECTED_VISIBLE_CHARS);
+	if (eo && !(json_is_string(eo) && (strcmp(json_string_value(eo), EXPECTED_SHOW) == 0 ||
+					   strcmp(json_string_value(eo), EXPECTED_HIDE) == 0)))
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" must be %s or %s", F_EXPECTED_OUTPUT,
+				  EXPECTED_SHOW, EXPECTED_HIDE);
+	r->hide_expected = eo && strcmp(json_string_value(eo), EXPECTED_HIDE) == 0;
+	if (vc && !r->hide_expected)
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" goes with \"%s\": \"%s\"",
+				  F_EXPECTED_VISIBLE_CHARS, F_EXPECTED_OUTPUT, EXPECTED_HIDE);
+	long long n = 0;
+	if (get_int(root, F_EXPECTED_VISIBLE_CHARS, 0, PROTO_VISIBLE_CHARS_MAX, &n, err) < 0)
+		return -1;
+	r->visible_chars = (long)n;
+	return 0;
+}
+
 /* The feedback fields: all or nothing, and only in combinations that mean
  * something, so a harness learns of a typo instead of getting a plain run. */
 int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_request *r,
@@ -118,9 +144,13 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	r->test_timeout_ms = -1;
 	r->seed = -1;
 	r->float_tolerance = -1;
+	/* A seed applies to plain runs too (sandboxd/run/run.c). */
+	if (get_int(root, F_SEED, 0, 4294967295LL, &r->seed, err) < 0)
+		return -1;
 	if (!fmt && !tests) {
 		for (int i = 0; test_fields[i]; i++)
-			if (json_object_get(root, test_fields[i]))
+			if (strcmp(test_fields[i], F_SEED) != 0 &&
+			    json_object_get(root, test_fields[i]))
 				return proto_fail(err, E_BAD_REQUEST,
 						  "\"%s\" needs \"tests\" and \"format\"",
 						  test_fields[i]);
@@ -180,8 +210,6 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	if (get_int(root, F_TEST_TIMEOUT_MS, 1, 1LL << 31, &v, err) < 0)
 		return -1;
 	r->test_timeout_ms = (long)v;
-	if (get_int(root, F_SEED, 0, 4294967295LL, &r->seed, err) < 0)
-		return -1;
 	json_t *tol = json_object_get(root, F_FLOAT_TOLERANCE);
 	if (tol) {
 		if (r->format != FMT_STDIO)
@@ -199,6 +227,8 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	if (ff && !json_is_boolean(ff))
 		return proto_fail(err, E_BAD_REQUEST, "\"fail_fast\" must be true or false");
 	r->fail_fast = json_is_true(ff);
+	if (parse_expected(root, r, err) < 0)
+		return -1;
 	json_t *iso = json_object_get(root, F_ISOLATION);
 	if (iso) {
 		int i = ISO_COUNT;

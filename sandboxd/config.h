@@ -12,6 +12,9 @@
 
 #define CONFIG_MAX_ALLOW 64
 
+/* The daemon's release (ping's daemon_version; the man pages say it too). */
+#define SANDBOXD_VERSION "0.1.0"
+
 struct config {
 	const char *socket_path;
 	/* A listening socket passed by systemd (LISTEN_FDS, listenfd.c), else

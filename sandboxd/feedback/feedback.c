@@ -36,6 +36,8 @@ static void free_test(struct fb_test *t)
 	free(t->name);
 	free(t->message);
 	free(t->traceback);
+	free(t->expected);
+	free(t->actual);
 }
 
 void fb_free(struct fb_run *f)
@@ -390,12 +392,14 @@ void fb_to_json(const struct fb_run *f, const struct proto_request *req, json_t 
 		count[o]++;
 		const char *m = t->message ? t->message : "",
 			   *tb = t->traceback ? t->traceback : "";
-		json_array_append_new(tests, json_pack("{s:o,s:s,s:o,s:o,s:I}", T_NAME,
-						       proto_json_bytes(t->name, strlen(t->name)),
-						       T_OUTCOME, proto_outcome_name(o), T_MESSAGE,
-						       proto_json_bytes(m, strlen(m)), T_TRACEBACK,
-						       proto_json_bytes(tb, strlen(tb)),
-						       T_DURATION_MS, (json_int_t)t->duration_ms));
+		json_t *tj = json_pack(
+		    "{s:o,s:s,s:o,s:o,s:I}", T_NAME, proto_json_bytes(t->name, strlen(t->name)),
+		    T_OUTCOME, proto_outcome_name(o), T_MESSAGE, proto_json_bytes(m, strlen(m)),
+		    T_TRACEBACK, proto_json_bytes(tb, strlen(tb)), T_DURATION_MS,
+		    (json_int_t)t->duration_ms);
+		if (tj && t->has_io)
+			fb_io_json(t, tj);
+		json_array_append_new(tests, tj);
 	}
 	json_object_set_new(
 	    resp, R_COMPILE,

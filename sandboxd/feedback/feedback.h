@@ -20,6 +20,12 @@ struct fb_test {
 	char *message, *traceback;
 	long duration_ms;
 	uint64_t started_ns;
+	/* stdio: the case's expected output and the program's stdout as the
+	 * response shows them (fb_set_io); actual NULL: the case did not run. */
+	bool has_io;
+	char *expected, *actual;
+	size_t expected_len, actual_len;
+	bool expected_trunc, actual_trunc;
 };
 
 struct fb_run {
@@ -43,6 +49,9 @@ struct fb_run {
 	 * (monotonic ns, 0: none), for the response's "timing". The runner
 	 * sends them, so the candidate could delay or hasten them. */
 	uint64_t compile_ns, first_start_ns, done_ns;
+	/* stdio: bytes of expected and actual output the tests may still
+	 * carry (the response's share for them); fb_set_io spends it. */
+	size_t io_left;
 };
 
 void fb_init(struct fb_run *f, const char *key, long test_timeout_ms);
@@ -57,6 +66,15 @@ uint64_t fb_deadline(void *ctx);
  * and then nothing was added. */
 int fb_add_test(struct fb_run *f, const char *name, enum proto_outcome o, const char *message,
 		const char *traceback, long duration_ms);
+
+/* stdio: test i's expected output and the program's (actual NULL: it did
+ * not run), each cut to PROTO_STDIO_TEXT_MAX bytes and to what is left of
+ * io_left, on a character boundary; -1 without memory (then the test has
+ * neither). feedback_io.c. */
+int fb_set_io(struct fb_run *f, size_t i, const char *expected, size_t expected_len,
+	      const char *actual, size_t actual_len);
+/* The test's "expected", "actual" and their *_truncated, added to o. */
+void fb_io_json(const struct fb_test *t, json_t *o);
 
 /* What the records add up to, once the run is over. */
 enum fb_state {

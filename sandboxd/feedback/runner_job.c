@@ -36,7 +36,7 @@ char *runner_job_json(const struct proto_request *req, const char *format)
 	    "tests", tests, "entry_point",
 	    req->entry_point ? json_string(req->entry_point) : json_null(), "test_timeout_ms",
 	    req->test_timeout_ms > 0 ? json_integer(req->test_timeout_ms) : json_null(), "seed",
-	    req->seed >= 0 ? json_integer(req->seed) : json_null(), "filename", "solution.py");
+	    req->seed >= 0 ? json_integer(req->seed) : json_null(), "filename", RUNNER_FILENAME);
 	/* The runner's own key name ("isolation"), not the protocol's: the job
 	 * description is the runner's interface (sbx_runner/__init__.py). */
 	if (o && req->isolation == ISO_PROCESS && strcmp(format, "compile") != 0 &&
@@ -44,6 +44,15 @@ char *runner_job_json(const struct proto_request *req, const char *format)
 		json_decref(o);
 		o = NULL;
 	}
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return s;
+}
+
+char *runner_job_main(const char *filename, long long seed)
+{
+	json_t *o = json_pack("{s:s,s:s,s:o}", "format", "main", "filename", filename, "seed",
+			      seed >= 0 ? json_integer(seed) : json_null());
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
+
 struct lines {
 	const char *p, *end;
 };
@@ -101,23 +103,55 @@ bool stdio_match_output(const char *got, size_t got_len, const char *want, size_
 	return true;
 }
 
-#define CASE_TEXT_MAX 1000
-
-char *stdio_match_diff(const struct proto_case *c, const char *got, size_t got_len)
+/* One part of the diff: at most STDIO_PART_MAX bytes ending on a character
+ * boundary (a NUL ends it), without its trailing line ends, so the layout
+ * is the same whether the text ended with a newline or not. */
+static size_t part_len(const char *s, size_t len)
 {
-	char *parts[3] = {
-	    strndup(c->input, CASE_TEXT_MAX), strndup(c->output, CASE_TEXT_MAX),
-	    strndup(got ? got : "", got_len < CASE_TEXT_MAX ? got_len : CASE_TEXT_MAX)};
-	size_t n = 64;
-	for (int i = 0; i < 3; i++)
-		n += parts[i] ? strlen(parts[i]) : 0;
+	len = text_utf8_cut(s, strnlen(s, len), STDIO_PART_MAX);
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	return len;
+}
+
+/* The bytes of the first n characters of s (an invalid byte is one). */
+static size_t chars_len(const char *s, size_t len, long n)
+{
+	size_t i = 0;
+	for (long k = 0; k < n && i < len; k++) {
+		size_t q = text_utf8_seq((const unsigned char *)s + i, len - i);
+		i += q ? q : 1;
+	}
+	return i;
+}
+
+_Static_assert(PROTO_VISIBLE_CHARS_MAX <= STDIO_PART_MAX, "a part shows what may be visible");
+
+char *stdio_match_diff(const struct proto_case *c, const char *got, size_t got_len,
+		       bool hide_expected, long visible_chars)
+{
+	got = got ? got : "";
+	size_t in = part_len(c->input, c->input_len), exp = part_len(c->output, c->output_len),
+	       act = part_len(got, got_len);
+	/* Hidden: the header says so, and says the same whatever the expected
+	 * output's length (which would be a hint of its own). */
+	char head[96];
+	if (!hide_expected)
+		snprintf(head, sizeof head, "Expected output:\n");
+	else if (visible_chars <= 0)
+		snprintf(head, sizeof head, "Expected output: hidden\n");
+	else
+		snprintf(head, sizeof head,
+			 "Expected output (hidden past its first %ld characters):\n",
+			 visible_chars);
+	if (hide_expected)
+		exp = chars_len(c->output, exp, visible_chars);
+	bool show = !hide_expected || visible_chars > 0;
+	size_t n = in + exp + act + strlen(head) + 64;
 	char *s = malloc(n);
 	if (s)
-		snprintf(s, n, "Input:\n%s\nExpected output:\n%s\nActual output:\n%s",
-			 parts[0] ? parts[0] : "", parts[1] ? parts[1] : "",
-			 parts[2] ? parts[2] : "");
-	for (int i = 0; i < 3; i++)
-		free(parts[i]);
+		snprintf(s, n, "Input:\n%.*s\n%s%.*s%sActual output:\n%.*s", (int)in, c->input,
+			 head, (int)(show ? exp : 0), c->output, show ? "\n" : "", (int)act, got);
 	return s;
 }
 

@@ -73,8 +73,12 @@ struct jail_spec {
 	const char *runner_src, *job_json;
 	size_t runner_len, job_len;
 	char key[REC_KEY_LEN + 1]; /* result-channel key, handed over on a pipe */
-	char root_opts[64];	   /* the root tmpfs, sized for the runner files */
-	char hashseed_env[40];	   /* PYTHONHASHSEED=… when the request has a seed */
+	/* With the runner: the code is written as /work/main.py too, as for a
+	 * plain run (a "main" job runs that file: a stdio case, a seeded plain
+	 * run). */
+	bool main_py;
+	char root_opts[64];    /* the root tmpfs, sized for the runner files */
+	char hashseed_env[40]; /* PYTHONHASHSEED=… when the request has a seed */
 	uid_t uid;
 	gid_t gid;
 	const char *root_dir; /* empty host dir the job's root tmpfs is mounted on */

@@ -17,7 +17,7 @@
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/jail_internal.h"
 
-#define WIRE_MAGIC 0x31726977786273ULL /* "sbxwir1" */
+#define WIRE_MAGIC 0x32726977786273ULL /* "sbxwir2" */
 #define WIRE_MAX_LIST 65536	       /* files, paths, args: far above any profile */
 
 struct wbuf {
@@ -99,6 +99,7 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 	put_u64(&w, s->gid);
 	put_u64(&w, s->use_cgroup);
 	put_u64(&w, s->runner);
+	put_u64(&w, s->main_py);
 	put_str(&w, s->root_dir);
 	put_str(&w, s->root_opts);
 	put_str(&w, s->tmpfs_opts);
@@ -119,7 +120,8 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 		put_str(&w, j->files[i].path);
 		put_bytes(&w, j->files[i].data, j->files[i].len);
 	}
-	put_bytes(&w, s->runner ? NULL : s->code, s->runner ? 0 : s->code_len);
+	bool code = !s->runner || s->main_py;
+	put_bytes(&w, code ? s->code : NULL, code ? s->code_len : 0);
 	put_bytes(&w, s->runner ? s->runner_src : NULL, s->runner ? s->runner_len : 0);
 	put_bytes(&w, s->runner ? s->job_json : NULL, s->runner ? s->job_len : 0);
 	put_u64(&w, j->seccomp ? j->seccomp->notify : 0);
@@ -309,6 +311,7 @@ int jail_wire_decode(const void *blob, size_t len, struct jail_spec *s)
 	s->gid = (gid_t)get_u64(&r);
 	s->use_cgroup = get_u64(&r) != 0;
 	s->runner = get_u64(&r) != 0;
+	s->main_py = get_u64(&r) != 0;
 	s->root_dir = get_str(&r);
 	get_fixed(&r, s->root_opts, sizeof s->root_opts);
 	get_fixed(&r, s->tmpfs_opts, sizeof s->tmpfs_opts);

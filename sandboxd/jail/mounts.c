@@ -310,5 +310,5 @@ int mounts_write_files(const struct jail_spec *s)
 		if (make_path(f->path, 0) < 0 || write_bytes(f->path, f->data, f->len) < 0)
 			return -1;
 	}
-	return s->runner ? 0 : write_bytes("main.py", s->code, s->code_len);
+	return s->runner && !s->main_py ? 0 : write_bytes("main.py", s->code, s->code_len);
 }

@@ -77,7 +77,9 @@ static void plan_judge_case(struct fb_run *fb, const struct job *j, size_t i,
 	if (rv->v == V_PASS) {
 		bool ok = stdio_match_output(r->out ? r->out : "", r->out_len, c->output,
 					     c->output_len, j->req.float_tolerance);
-		char *diff = ok ? NULL : stdio_match_diff(c, r->out, r->out_len);
+		char *diff = ok ? NULL
+				: stdio_match_diff(c, r->out, r->out_len, j->req.hide_expected,
+						   j->req.visible_chars);
 		fb_add_test(fb, name, ok ? OUT_PASSED : OUT_FAILED, ok ? "" : "wrong answer",
 			    diff ? diff : "", (long)wall);
 		free(diff);
@@ -94,6 +96,9 @@ static void plan_judge_case(struct fb_run *fb, const struct job *j, size_t i,
 		fb_add_test(fb, name, rv->v == V_TIMEOUT ? OUT_TIMEOUT : OUT_ERROR, rv->msg, "",
 			    (long)wall);
 	}
+	/* Whatever the outcome, the harness gets both outputs as data. */
+	if (i < fb->ntests)
+		fb_set_io(fb, i, c->output, c->output_len, r->out ? r->out : "", r->out_len);
 }
 
 /* The compile step failed (or the sandbox did): that is the response. */
@@ -124,7 +129,9 @@ static void plan_not_run(struct fb_run *fb, const struct job *j, size_t i, const
 {
 	for (char name[32]; i < j->req.ncases; i++) {
 		snprintf(name, sizeof name, "case %zu", i + 1);
-		fb_add_test(fb, name, OUT_SKIPPED, why, "", 0);
+		if (fb_add_test(fb, name, OUT_SKIPPED, why, "", 0) == 0 && i < fb->ntests)
+			fb_set_io(fb, i, j->req.cases[i].output, j->req.cases[i].output_len, NULL,
+				  0);
 	}
 }
 
@@ -137,10 +144,19 @@ static bool plan_run_case(const struct config *cfg, int slot, const struct job *
 	long cpu_left = plan_left(b, l->cpu_ms, true), wall_left = plan_left(b, l->wall_ms, false);
 	struct run_in in = {.stdin_data = j->req.cases[i].input,
 			    .stdin_len = j->req.cases[i].input_len,
-			    .seed = -1,
 			    .cpu_ms = cpu_left < l->case_cpu_ms ? cpu_left : l->case_cpu_ms,
 			    .wall_ms = wall_left < l->case_wall_ms ? wall_left : l->case_wall_ms};
-	run_one(cfg, slot, j, &in, f);
+	/* Each case is a "main" job: its tracebacks name the file the compile
+	 * step named (solution.py), and a seed applies as to test requests. */
+	char key[REC_KEY_LEN + 1];
+	if (run_main_in(&in, key, RUNNER_FILENAME, j->req.seed)) {
+		run_one(cfg, slot, j, &in, f);
+	} else {
+		memset(f, 0, sizeof *f);
+		f->r.violation_nr = -1;
+		snprintf(f->error, sizeof f->error, "cannot prepare the case");
+	}
+	free((char *)in.job_json);
 	run_timing_add(t, f, NULL);
 	if (f->r.cancelled)
 		return false;
@@ -172,6 +188,10 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 		return resp;
 	}
 	/* CPU summed over the compile step and the cases, memory the peak. */
+	/* The tests' expected and actual outputs get a quarter of a response
+	 * at most, as fetched files do. */
+	fb.io_left = cfg->max_response / 4 < PROTO_STDIO_TEXT_TOTAL ? cfg->max_response / 4
+								    : PROTO_STDIO_TEXT_TOTAL;
 	uint64_t usage[3] = {0, 0, 0};
 	run_facts_usage(&f, &usage[0], &usage[1], &usage[2]);
 	b.cpu_used = usage[0];

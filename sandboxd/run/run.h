@@ -28,6 +28,15 @@ void run_warm_poll(const struct config *cfg, int slot);
 void run_warm_stop(int slot);
 long run_warm_ready(long *rss_kb, long *kept);
 
+/* What a job of each profile finds (run_probe.c): probe runs one cold job
+ * per profile that reports its interpreter's version and the
+ * distributions it can import (slot 0's worker, when it first finds no job
+ * waiting);
+ * json answers ping's "profiles" from what is known so far (any thread;
+ * NULL without memory). */
+void run_probe(const struct config *cfg, int slot);
+json_t *run_probe_json(const struct config *cfg);
+
 /* Each slot's job cgroups (run_cgpool.c): init once; idle, by the worker
  * after each response is handed over: removes the last job's cgroup and
  * makes the next one; drop, when the worker ends. */

@@ -108,7 +108,7 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	struct jail_job jj;
 	struct jail_spec spec;
 	const char *gargs[JAIL_MAX_ARGS], *pargs[JAIL_MAX_ARGS];
-	uid_t uid = cfg->uid_base + (uid_t)slot;
+	uid_t uid = cfg->uid_base + (uid_t)slot + (in && in->probe ? (uid_t)cfg->workers : 0);
 	struct jail_file *files = run_jail_job(j, &jj);
 	if (files && in && in->cpu_ms > 0)
 		jj.lim.cpu_ms = in->cpu_ms;
@@ -134,9 +134,11 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 		spec.stdin_data = in->stdin_data;
 		spec.stdin_len = in->stdin_len;
 	}
-	if (in && in->job_json)
+	if (in && in->job_json) {
 		jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, in->job_json,
 				     in->job_len, in->key, in->seed);
+		spec.main_py = in->main_py;
+	}
 	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj, NULL};
 	/* cgroup v1 lets TCP queue past the socket share of memory_mb: watched. */
 	if (cgj && cgj->v1_mem_total)

@@ -26,12 +26,26 @@ struct run_in {
 	size_t job_len;
 	const char *key;
 	long long seed;
+	/* A "main" job: the runner runs /work/main.py, written as for a plain
+	 * run (a stdio case, a seeded plain run). */
+	bool main_py;
 	const struct jail_hooks *hooks;
 	long cpu_ms, wall_ms; /* > 0: this run's own limits (a stdio case's share) */
 	/* isolation "process": the runner is the grader, and the candidate runs
 	 * beside it in a second payload under the slot's peer uid. */
 	bool isolate;
+	/* The daemon's own probe (run_probe.c): never forked from a fork
+	 * server (its profile must not take the slot's servers), and run as
+	 * the slot's second uid, which no process of the idle slot holds, so
+	 * nothing that watches the job uids takes it for a job. */
+	bool probe;
 };
+
+/* run_main.c: in becomes a "main" job's (the runner runs /work/main.py, its code
+ * compiled under filename, seeded when seed >= 0); in->job_json is the
+ * caller's to free. false without memory or randomness. */
+bool run_main_in(struct run_in *in, char key[REC_KEY_LEN + 1], const char *filename,
+		 long long seed);
 
 /* Evidence of one finished run: what the jail saw and what its cgroup
  * counted. Nothing here is a judgement. */

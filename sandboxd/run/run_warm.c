@@ -324,7 +324,7 @@ static bool names_preload(const struct job *j, const struct run_in *in)
 	const struct profile *p = j->prof;
 	if (!p->npreload)
 		return false;
-	if (in && in->job_json)
+	if (in && in->job_json && !in->main_py)
 		return text_names(in->job_json, in->job_len, p);
 	if (text_names(j->req.code, j->req.code_len, p))
 		return true;
@@ -338,7 +338,8 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 				  const struct run_in *in, struct cg_job *cg, bool *have_cg)
 {
 	*have_cg = false;
-	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots || (in && in->isolate))
+	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots ||
+	    (in && (in->isolate || in->probe)))
 		return NULL;
 	int kind =
 	    (in && in->job_json ? WK_RUNNER : WK_PLAIN) + (names_preload(j, in) ? WK_PLAIN_PRE : 0);

@@ -10,6 +10,7 @@
 #include "sandboxd/server/peers.h"
 #include "sandboxd/server/budget.h"
 #include "sandboxd/server/fds.h"
+#include "sandboxd/server/ping.h"
 #include "sandboxd/server/post.h"
 #include "sandboxd/server/sockpath.h"
 
@@ -295,21 +296,10 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	}
 	free(id);
 	if (req.op == OP_PING) {
-		size_t queued, running;
-		runq_counts(q, &queued, &running);
-		long wrss, wkept, wready = run_warm_ready(&wrss, &wkept);
-		json_t *o = json_pack("{s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", F_ID, req.id,
-				      P_VERSION, PROTO_VERSION, P_WORKERS, cfg->workers, P_QUEUED,
-				      (json_int_t)queued, P_RUNNING, (json_int_t)running,
-				      P_MEMORY_BUDGET_MB, (json_int_t)cfg->memory_budget_mb,
-				      P_MEMORY_ADMITTED_MB, (json_int_t)runq_memory_admitted(q),
-				      P_WARM_SERVERS, (json_int_t)wkept, P_WARM_READY,
-				      (json_int_t)wready, P_WARM_RSS_KB, (json_int_t)wrss);
-		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+		char *s = ping_line(cfg, q, req.id);
 		if (s)
 			conn_queue(c, s);
 		free(s);
-		json_decref(o);
 		proto_request_free(&req);
 		return;
 	}

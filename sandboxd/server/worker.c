@@ -107,12 +107,20 @@ static void *worker_main(void *arg)
 	struct job *j;
 	run_warm_start(g_cfg, w->slot);
 	run_idle(g_cfg, w->slot);
+	bool probed = false;
 	for (;;) {
 		/* While its fork servers import, the worker looks every 20 ms
-		 * whether they are ready; jobs meanwhile run cold. */
+		 * whether they are ready; jobs meanwhile run cold. Until it has
+		 * asked what each profile's jobs find (for ping), it does so the
+		 * first time it finds no job waiting: no job waits for that. */
 		bool timed_out;
-		j = runq_pop_until(g_q, run_warm_pending(g_cfg, w->slot) ? 20 : -1, &timed_out);
+		int wait_ms = !probed ? 0 : run_warm_pending(g_cfg, w->slot) ? 20 : -1;
+		j = runq_pop_until(g_q, wait_ms, &timed_out);
 		if (!j && timed_out) {
+			if (!probed) {
+				run_probe(g_cfg, w->slot);
+				probed = true;
+			}
 			run_warm_poll(g_cfg, w->slot);
 			continue;
 		}

@@ -80,8 +80,14 @@ def probe_requests():
         stdin = [ast.literal_eval('"%s"' % s) for s in header(src, "stdin")]
         base = "probe/" + name
         reqs.append({"id": base + "/plain", "code": src})
+        reqs.append({"id": base + "/plain-seed", "code": src, "seed": SEED})
         reqs.append(test_req(base + "/test", src))
         reqs.append(test_req(base + "/test-seed", src, seed=SEED))
+        # A stdio case runs the program as a plain run does (as the runner's
+        # "main" job), its file named solution.py; its output is compared
+        # with nothing, so the case "fails" and shows it.
+        cases = [{"input": s, "output": ""} for s in stdin] or [{"input": "", "output": ""}]
+        reqs.append({"id": base + "/stdio", "code": src, "format": "stdio", "tests": cases})
         for i, s in enumerate(stdin):
             reqs.append({"id": base + "/plain-stdin%d" % i, "code": src, "stdin": s})
             reqs.append(test_req(base + "/test-seed-stdin%d" % i, src, seed=SEED, stdin=s))
@@ -99,7 +105,11 @@ def part_probes():
     # probe but the exit_* ones must pass on the cold path, or it proves
     # nothing.
     for r in reqs:
-        v = json.loads(pairs[r["id"]][0]).get("verdict")
+        resp = json.loads(pairs[r["id"]][0])
+        v = resp.get("verdict")
+        if r["id"].endswith("/stdio"):     # judged against "": it ran if it failed
+            v = "pass" if {t.get("outcome") for t in resp.get("tests", [])} == {"failed"} \
+                else v
         if not r["id"].startswith("probe/exit_") and v != "pass":
             ok = False
             log("BROKEN probes %s: verdict %s on the cold path (a probe must pass): %s" %

@@ -124,9 +124,10 @@ class Run:
 
 
 def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",),
-            quiet_candidate=True):
+            quiet_candidate=True, work_files=None):
     """Runs the runner (the bundle, unless runner names another file) on job;
-    returns every record it wrote."""
+    returns every record it wrote. work_files: name -> text, written into
+    the working directory first (a "main" job's main.py)."""
     runner = runner or RUNNER
     job = dict({"tests": None, "entry_point": None, "test_timeout_ms": None,
                 "seed": None, "filename": "solution.py"}, **job)
@@ -134,6 +135,9 @@ def run_job(job, env_fds=False, timeout=30, runner=None, flags=("-B",),
     tmp = tempfile.mkdtemp(prefix="sbx-runner-test-")
     work = os.path.join(tmp, "work")
     os.mkdir(work)
+    for name, text in (work_files or {}).items():
+        with open(os.path.join(work, name), "w") as f:
+            f.write(text)
     job_path = os.path.join(tmp, "job.json")
     with open(job_path, "w") as f:
         json.dump(job, f)

@@ -235,6 +235,42 @@ START_TEST(test_fail_fast_and_case_limits)
 }
 END_TEST
 
+/* A seed on a plain run; expected_output and its count on stdio. */
+START_TEST(test_seed_and_expected_output)
+{
+	struct proto_request r;
+	parse_ok("plain seed", "{\"id\":\"s\",\"code\":\"x\",\"seed\":4294967295}", &r);
+	ck_assert_int_eq(r.format, FMT_NONE);
+	ck_assert_int_eq(r.seed, 4294967295LL);
+	proto_request_free(&r);
+	parse_ok("no seed", "{\"id\":\"s\",\"code\":\"x\"}", &r);
+	ck_assert_int_eq(r.seed, -1);
+	ck_assert(!r.hide_expected);
+	proto_request_free(&r);
+	parse_ok("hide",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":"
+		 "1000}",
+		 &r);
+	ck_assert(r.hide_expected);
+	ck_assert_int_eq(r.visible_chars, 1000);
+	proto_request_free(&r);
+	parse_ok("hide, no count",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"expected_output\":\"hide\"}",
+		 &r);
+	ck_assert(r.hide_expected);
+	ck_assert_int_eq(r.visible_chars, 0);
+	proto_request_free(&r);
+	parse_ok("show",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":"
+		 "\"\",\"output\":\"\"}],\"expected_output\":\"show\"}",
+		 &r);
+	ck_assert(!r.hide_expected);
+	proto_request_free(&r);
+}
+END_TEST
+
 START_TEST(test_limits_partial_and_huge)
 {
 	struct proto_request r;
@@ -520,6 +556,46 @@ static const struct bad_case bad[] = {
      E_BAD_REQUEST, "I", "call-based"},
     {"isolation without tests", "{\"id\":\"I\",\"code\":\"x\",\"isolation\":\"process\"}",
      E_BAD_REQUEST, "I", "needs"},
+    /* seed: an integer in [0, 2^32-1], for plain runs too */
+    {"seed on a plain run too big", "{\"id\":\"S\",\"code\":\"x\",\"seed\":4294967296}",
+     E_BAD_REQUEST, "S", "seed"},
+    {"seed negative", "{\"id\":\"S\",\"code\":\"x\",\"seed\":-1}", E_BAD_REQUEST, "S", "seed"},
+    {"seed string", "{\"id\":\"S\",\"code\":\"x\",\"seed\":\"7\"}", E_BAD_REQUEST, "S", "seed"},
+    /* expected_output: show or hide, stdio only; the count with hide only */
+    {"expected_output unknown",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"mask\"}",
+     E_BAD_REQUEST, "E", "show or hide"},
+    {"expected_output not a string",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":false}",
+     E_BAD_REQUEST, "E", "show or hide"},
+    {"expected_output asserts",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+     "\"expected_output\":\"hide\"}",
+     E_BAD_REQUEST, "E", "stdio only"},
+    {"expected_output plain run", "{\"id\":\"E\",\"code\":\"x\",\"expected_output\":\"hide\"}",
+     E_BAD_REQUEST, "E", "needs"},
+    {"visible chars with show",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"show\",\"expected_visible_chars\":3}",
+     E_BAD_REQUEST, "E", "goes with"},
+    {"visible chars alone",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_visible_chars\":3}",
+     E_BAD_REQUEST, "E", "goes with"},
+    {"visible chars negative",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":-1}",
+     E_BAD_REQUEST, "E", "expected_visible_chars"},
+    {"visible chars too many",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":1001}",
+     E_BAD_REQUEST, "E", "expected_visible_chars"},
+    {"visible chars a number",
+     "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
+     "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":2.5}",
+     E_BAD_REQUEST, "E", "expected_visible_chars"},
 };
 
 START_TEST(test_bad_request)
@@ -822,6 +898,7 @@ static Suite *protocol_request_suite(void)
 	tcase_add_test(ok, test_empty_containers_accepted);
 	tcase_add_test(ok, test_limits_partial_and_huge);
 	tcase_add_test(ok, test_fail_fast_and_case_limits);
+	tcase_add_test(ok, test_seed_and_expected_output);
 	tcase_add_test(ok, test_policy_names_valid);
 	tcase_add_test(ok, test_tenant_field);
 	tcase_add_test(ok, test_timing_field);

@@ -1,8 +1,12 @@
 /* Unit tests for stdio_output_matches: how the daemon compares a stdio case's
  * output with the expected one (trailing white space per line and trailing
- * blank lines ignored; with a tolerance, numeric tokens compared within it). */
+ * blank lines ignored; with a tolerance, numeric tokens compared within it);
+ * and for stdio_match_diff, the text a model reads for a wrong answer: the
+ * same whether each part ends with a newline or not, parts cut on character
+ * boundaries, the expected output hidden on request. */
 #include <check.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sandboxd/feedback/stdio_match.h"
@@ -227,6 +231,80 @@ START_TEST(test_embedded_nul_tolerance)
 }
 END_TEST
 
+/* ------------------------------------------------------------ the diff text */
+
+static char *diff(const char *in, const char *out, const char *got, bool hide, long n)
+{
+	struct proto_case c = {(char *)in, (char *)out, strlen(in), strlen(out)};
+	char *s = stdio_match_diff(&c, got, strlen(got), hide, n);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+/* Every combination of trailing newlines gives one text. */
+START_TEST(test_diff_layout_ignores_trailing_newlines)
+{
+	static const char *const ins[] = {"1 2", "1 2\n", "1 2\r\n"},
+				 *const outs[] = {"3", "3\n", "3\n\n"},
+				 *const gots[] = {"4", "4\n"};
+	for (int i = 0; i < 3; i++)
+		for (int o = 0; o < 3; o++)
+			for (int g = 0; g < 2; g++) {
+				char *s = diff(ins[i], outs[o], gots[g], false, 0);
+				ck_assert_str_eq(
+				    s, "Input:\n1 2\nExpected output:\n3\nActual output:\n4");
+				free(s);
+			}
+	/* Empty parts keep their line too. */
+	char *s = diff("", "\n", "", false, 0);
+	ck_assert_str_eq(s, "Input:\n\nExpected output:\n\nActual output:\n");
+	free(s);
+	/* Lines inside a part are kept as they are. */
+	s = diff("a\n\nb\n", "c\n\nd", "e\n", false, 0);
+	ck_assert_str_eq(s, "Input:\na\n\nb\nExpected output:\nc\n\nd\nActual output:\ne");
+	free(s);
+}
+END_TEST
+
+/* A part is cut at STDIO_PART_MAX bytes, never inside a character. */
+START_TEST(test_diff_cut_on_a_character)
+{
+	char out[STDIO_PART_MAX + 8];
+	memset(out, 'a', STDIO_PART_MAX - 1);
+	strcpy(out + STDIO_PART_MAX - 1, "\xc3\xa9zz"); /* é across the cut */
+	char *s = diff("", out, "x", false, 0);
+	const char *e = strstr(s, "Expected output:\n") + strlen("Expected output:\n");
+	ck_assert_int_eq(strcspn(e, "\n"), STDIO_PART_MAX - 1);
+	ck_assert(!strstr(s, "\xc3"));
+	free(s);
+}
+END_TEST
+
+START_TEST(test_diff_hides_the_expected_output)
+{
+	char *s = diff("1\n", "secret answer\n", "4\n", true, 0);
+	ck_assert_str_eq(s, "Input:\n1\nExpected output: hidden\nActual output:\n4");
+	free(s);
+	/* Characters, not bytes: é is one. */
+	s = diff("1\n",
+		 "s\xc3\xa9"
+		 "cret answer\n",
+		 "4\n", true, 3);
+	ck_assert_str_eq(s, "Input:\n1\nExpected output (hidden past its first 3 characters):\n"
+			    "s\xc3\xa9"
+			    "c\nActual output:\n4");
+	free(s);
+	/* The header is the same however long the output is (no hint). */
+	s = diff("1", "ab", "4", true, 3);
+	ck_assert_str_eq(s, "Input:\n1\nExpected output (hidden past its first 3 characters):\n"
+			    "ab\nActual output:\n4");
+	free(s);
+	s = diff("1", "ab", "4", false, 1);
+	ck_assert_str_eq(s, "Input:\n1\nExpected output:\nab\nActual output:\n4");
+	free(s);
+}
+END_TEST
+
 static Suite *stdio_suite(void)
 {
 	Suite *s = suite_create("stdio");
@@ -250,6 +328,11 @@ static Suite *stdio_suite(void)
 	tcase_add_test(t, test_embedded_nul_exact);
 	tcase_add_test(t, test_embedded_nul_tolerance);
 	suite_add_tcase(s, t);
+	TCase *d = tcase_create("stdio_match_diff");
+	tcase_add_test(d, test_diff_layout_ignores_trailing_newlines);
+	tcase_add_test(d, test_diff_cut_on_a_character);
+	tcase_add_test(d, test_diff_hides_the_expected_output);
+	suite_add_tcase(s, d);
 	return s;
 }
 

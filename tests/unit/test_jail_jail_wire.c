@@ -52,6 +52,7 @@ static void check_same(const struct jail_spec *a, const struct jail_spec *b)
 	ck_assert_int_eq(a->gid, b->gid);
 	ck_assert_int_eq(a->use_cgroup, b->use_cgroup);
 	ck_assert_int_eq(a->runner, b->runner);
+	ck_assert_int_eq(a->main_py, b->main_py);
 	ck_assert_str_eq(a->root_dir, b->root_dir);
 	ck_assert_str_eq(a->root_opts, b->root_opts);
 	ck_assert_str_eq(a->tmpfs_opts, b->tmpfs_opts);
@@ -132,6 +133,31 @@ START_TEST(test_round_trip_runner_and_peer)
 }
 END_TEST
 
+/* A "main" job (the runner runs /work/main.py): the code travels, as for a
+ * plain run; without main_py a runner's description has none. */
+START_TEST(test_round_trip_runner_main)
+{
+	struct jail_job j = make_job(false);
+	struct jail_spec s, d;
+	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", true), 0);
+	jail_spec_use_runner(&s, "RUNNER SOURCE", 13, "{\"format\":\"main\"}", 17,
+			     "0123456789abcdef0123456789abcdef", 7);
+	for (int main_py = 0; main_py < 2; main_py++) {
+		s.main_py = main_py;
+		size_t len;
+		char *blob = jail_wire_encode(&s, &len);
+		ck_assert_ptr_nonnull(blob);
+		ck_assert_int_eq(jail_wire_decode(blob, len, &d), 0);
+		check_same(&s, &d);
+		ck_assert_int_eq(d.code_len, main_py ? 12 : 0);
+		if (main_py)
+			ck_assert_mem_eq(d.code, "print('hi')\n", 12);
+		jail_wire_free(&d);
+		free(blob);
+	}
+}
+END_TEST
+
 /* Every prefix is refused; every single-byte change is refused or decodes
  * within the blob (ASan would see a read past it). */
 START_TEST(test_malformed_blobs)
@@ -172,6 +198,7 @@ static Suite *wire_suite(void)
 	TCase *t = tcase_create("wire");
 	tcase_add_test(t, test_round_trip_plain);
 	tcase_add_test(t, test_round_trip_runner_and_peer);
+	tcase_add_test(t, test_round_trip_runner_main);
 	tcase_add_test(t, test_malformed_blobs);
 	suite_add_tcase(s, t);
 	return s;

@@ -3,7 +3,8 @@ runner cannot run is a HarnessError (not the candidate's fault)."""
 
 import json
 
-FORMATS = ("unittest", "humaneval", "asserts", "compile")
+# "main": run /work/main.py as a program (script.py); the code is that file.
+FORMATS = ("unittest", "humaneval", "asserts", "compile", "main")
 JOB_MAX_BYTES = 64 << 20
 
 
@@ -28,7 +29,7 @@ def load_job(path):
     fmt = job.get("format")
     if fmt not in FORMATS:
         raise HarnessError("unknown format %r" % (fmt,))
-    if not isinstance(job.get("code"), str):
+    if fmt != "main" and not isinstance(job.get("code"), str):
         raise HarnessError("code must be a string")
     tests = job.get("tests")
     if fmt in ("unittest", "humaneval") and not isinstance(tests, str):

@@ -18,6 +18,8 @@ import os
 import stat
 import sys
 
+from . import script
+
 CTL_FD = 3          # the control socket to the daemon (warm_msg.h)
 LIB_FD = 4          # libsbxwarm.so, in a sealed memfd
 CONFIG = "/sandboxd/job.json"   # the server's: {"kind", "preload"}
@@ -132,100 +134,7 @@ def serve():
             _die("could not start a job")
 
 
-def run_main():
-    """In a plain run's child: what `python3 main.py` does with the job's
-    /work/main.py.  A fresh __main__ module with the attributes the
-    interpreter gives a script; an uncaught exception is printed by
-    sys.excepthook without the server's frame and exits 1; sys.exit and
-    the end of the script exit as the interpreter would.  The end is the
-    interpreter's own, in its order (non-daemon threads joined, atexit
-    handlers, the job's globals cleared so their __del__ runs, streams
-    flushed), but without tearing down the modules the server imported:
-    that would write to every page of the server's heap and copy it."""
-    import builtins
-    import importlib.machinery
-    import types
-    path = os.path.join(os.getcwd(), "main.py")
-    mod = types.ModuleType("__main__")
-    mod.__file__ = path
-    mod.__cached__ = None
-    mod.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    mod.__spec__ = None
-    mod.__package__ = None
-    mod.__builtins__ = builtins
-    mod.__annotations__ = {}     # the interpreter gives a script's __main__ one
-    sys.modules["__main__"] = mod
-    code = 0
-    try:
-        try:
-            with open(path, "rb") as f:
-                src = f.read()
-            obj = compile(src, path, "exec", dont_inherit=True)
-            del src
-            exec(obj, mod.__dict__)
-        except SystemExit as e:
-            code = _exit_code(e)
-        except BaseException as e:
-            tb = e.__traceback__.tb_next if e.__traceback__ else None
-            sys.excepthook(type(e), e.with_traceback(tb), tb)
-            if isinstance(e, KeyboardInterrupt):
-                _exit_sigint()
-            code = 1
-        code = _finalize(mod, code)
-    finally:
-        os._exit(code)
-
-
-def _exit_code(e):
-    """The exit status the interpreter gives SystemExit(e.code)."""
-    c = e.code
-    if c is None:
-        return 0
-    if isinstance(c, int):
-        return c & 0xff
-    try:
-        sys.stderr.write(str(c) + "\n")
-    except Exception:
-        pass
-    return 1
-
-
-def _finalize(mod, code):
-    import atexit
-    import gc
-    # As the interpreter's own end does: threads are waited for only when
-    # threading was imported (by the job: the server never imports it), and
-    # it is not imported for that.
-    threading = sys.modules.get("threading")
-    try:
-        if threading is not None:
-            threading._shutdown()
-    except SystemExit as e:
-        code = _exit_code(e)
-    except BaseException:
-        pass
-    atexit._run_exitfuncs()
-    mod.__dict__.clear()
-    gc.collect()
-    for s in (sys.stdout, sys.stderr):
-        try:
-            s.flush()
-        except Exception:
-            if code == 0:
-                code = 120     # the interpreter's status when flushing fails
-    return code
-
-
-def _exit_sigint():
-    """An uncaught KeyboardInterrupt ends a fresh interpreter by SIGINT,
-    after its exit handlers."""
-    import atexit
-    import signal
-    atexit._run_exitfuncs()
-    for s in (sys.stdout, sys.stderr):
-        try:
-            s.flush()
-        except Exception:
-            pass
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGINT)
+# In a plain run's child: what `python3 main.py` does with the job's
+# /work/main.py (script.py); an alias, so the job's frames sit no deeper
+# than under the bootstrap's one call.
+run_main = script.run
