@@ -42,7 +42,9 @@ json_t *score_to_json(const struct score_table *t);
 int score_max_turns(const struct score_table *t);
 /* A readable table: setting × Pass@1 per turn, MRR, Recall (percentages). */
 void score_print(const struct score_table *t, FILE *f);
-/* Pass@1 per turn, one line per setting, as a self-contained SVG. */
+/* Pass@1 per turn, one line per setting: the <svg> element alone (for
+ * inlining in HTML), and as a standalone SVG file written atomically. */
+void score_svg_write(const struct score_table *t, FILE *f);
 int score_plot_svg(const struct score_table *t, const char *path, char *err, size_t errlen);
 void score_free(struct score_table *t);
 
