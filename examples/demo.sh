@@ -49,6 +49,7 @@ echo "   generator: examples/generators/replay.py (canned attempts; a stand-in f
 	--setting CF --setting CF_EF_UNIT --setting CF_EF_FULL --turns 3 --no-progress \
 	--out "$tmp/eval" | sed 's/^/  /'
 "$build/sbx" score --plot "$tmp/eval/pass_at_1.svg" "$tmp/eval" >/dev/null
+"$build/sbx" report -o "$tmp/eval/report.html" "$tmp/eval" | sed 's/^/   HTML report: /'
 echo "   wrote turns.jsonl ($(wc -l < "$tmp/eval/turns.jsonl") records), traces.jsonl," \
 	"summary.json and a Pass@1 plot"
 first_fail=$(python3 -c '
