@@ -18,8 +18,9 @@ static void report_usage(FILE *f)
 		"them), and for every task and setting its turns: verdict, code diff from the\n"
 		"turn before, feedback, generator errors; filters by setting and outcome.\n"
 		"A DIR stands for DIR/turns.jsonl. Without -o the page is DIR/report.html (one\n"
-		"DIR only). Each text is cut to %u KiB and the page holds at most %u MiB of\n"
-		"record text; the page says what was cut. The file is replaced atomically.\n"
+		"DIR only). Each text keeps at most %u KiB, and the page at most %u MiB of\n"
+		"record text (past that each kind of text is cut to a length that fits); the\n"
+		"page says what was cut. The file is replaced atomically.\n"
 		"Exit status: 0 written; 1 no records, unreadable input or unwritable output;\n"
 		"2 usage.\n",
 		REPORT_TEXT_CAP >> 10, REPORT_BUDGET >> 20);
@@ -77,7 +78,7 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_FAILED;
 	} else {
 		printf("wrote %s (%zu tasks, %zu timelines, %zu records%s)\n", out, s.tasks, s.rows,
-		       s.records, s.trimmed ? "; some texts left out, see the page" : "");
+		       s.records, s.trimmed || s.cut ? "; texts cut to fit, see the page" : "");
 	}
 	free(paths);
 	free(def);

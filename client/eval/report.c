@@ -42,7 +42,7 @@ int report_write(const char *const *paths, size_t n, const char *out,
 			 paths[0], n > 1 ? " and the others" : "");
 		goto out;
 	}
-	if (!(data = report_data_json(&d, &t))) {
+	if (!(data = report_rows_json(&d, &t))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -53,6 +53,7 @@ int report_write(const char *const *paths, size_t n, const char *out,
 		st->tasks = (size_t)json_integer_value(json_object_get(data, "tasks"));
 		st->rows = json_array_size(json_object_get(data, "rows"));
 		st->trimmed = (size_t)json_integer_value(json_object_get(data, "trimmed"));
+		st->cut = json_is_true(json_object_get(json_object_get(data, "caps"), "over"));
 		st->records = t.records;
 	}
 	rc = 0;

@@ -47,6 +47,53 @@ static void size_text(char *buf, size_t len, size_t n)
 		snprintf(buf, len, "%zu bytes", n);
 }
 
+/* What the page left out, so no reader takes a cut text for the whole. */
+static void limits(FILE *f, const json_t *data)
+{
+	static const char *const kinds[][2] = {{"error", "errors"},
+					       {"diff", "diffs"},
+					       {"feedback", "feedback"},
+					       {"code", "code"},
+					       {"code_with_diff", "the code of turns with a diff"},
+					       {"user_message", "user messages"}};
+	const json_t *caps = json_object_get(data, "caps");
+	size_t cap = (size_t)json_integer_value(json_object_get(data, "text_cap"));
+	json_int_t trimmed = json_integer_value(json_object_get(data, "trimmed"));
+	char buf[32];
+	size_text(buf, sizeof buf, cap);
+	fprintf(f,
+		"<p class=\"meta\" id=\"limits\">Each text of a turn (code, feedback, messages, "
+		"errors, diff) keeps at most its first %s.",
+		buf);
+	if (json_is_true(json_object_get(caps, "over"))) {
+		size_text(buf, sizeof buf,
+			  (size_t)json_integer_value(json_object_get(data, "budget")));
+		fprintf(f,
+			" To keep the page under %s of record text, texts were cut further:", buf);
+		const char *sep = " ";
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+			size_t c = (size_t)json_integer_value(json_object_get(caps, kinds[i][0]));
+			if (c >= cap)
+				continue;
+			size_text(buf, sizeof buf, c);
+			fprintf(f, "%s%s %s%s", sep, kinds[i][1], c ? "to " : "left out",
+				c ? buf : "");
+			sep = ", ";
+		}
+		fputs(".", f);
+	}
+	if (trimmed) {
+		size_text(buf, sizeof buf,
+			  (size_t)json_integer_value(json_object_get(data, "load_budget")));
+		fprintf(f,
+			" The texts of <span id=\"n-trimmed\">%lld</span> turns (the last ones "
+			"read) were left out: the report holds at most %s of record text while it "
+			"reads; their verdicts are all there.",
+			(long long)trimmed, buf);
+	}
+	fputs("</p>\n", f);
+}
+
 static void names_line(FILE *f, const char *label, const json_t *a)
 {
 	if (!json_array_size(a))
@@ -92,11 +139,6 @@ void report_html_write(FILE *f, const struct score_table *t, const json_t *data,
 {
 	size_t rows = json_array_size(json_object_get(data, "rows"));
 	json_int_t tasks = json_integer_value(json_object_get(data, "tasks"));
-	json_int_t trimmed = json_integer_value(json_object_get(data, "trimmed"));
-	char cap[32], budget[32];
-	size_text(cap, sizeof cap, (size_t)json_integer_value(json_object_get(data, "text_cap")));
-	size_text(budget, sizeof budget,
-		  (size_t)json_integer_value(json_object_get(data, "budget")));
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -123,16 +165,9 @@ void report_html_write(FILE *f, const struct score_table *t, const json_t *data,
 		esc(f, sources[i]);
 		fputs("</code>", f);
 	}
-	fprintf(f,
-		"</p>\n<p class=\"meta\" id=\"caps\">Each text of a turn (code, feedback, "
-		"messages, errors, diff) shows at most its first %s",
-		cap);
-	if (trimmed)
-		fprintf(f,
-			"; the texts of <span id=\"n-trimmed\">%lld</span> turns were left out "
-			"to keep the page under %s of record text (their verdicts are all there)",
-			(long long)trimmed, budget);
-	fputs(".</p>\n</header>\n<section id=\"scores\">\n<h2>Scores</h2>\n", f);
+	fputs("</p>\n", f);
+	limits(f, data);
+	fputs("</header>\n<section id=\"scores\">\n<h2>Scores</h2>\n", f);
 	score_table(f, t);
 	fputs("</section>\n<section id=\"curves\">\n<h2>Pass@1 per turn</h2>\n", f);
 	score_svg_write(t, f);

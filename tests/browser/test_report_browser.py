@@ -404,6 +404,16 @@ class ReportInChromium(unittest.TestCase):
         t1 = [t for t in d.rows()[0].all(lambda n: n.tag == "li" and "turn" in n.classes())][1]
         self.assertIn("generator exited with status 1", t1.text())
         self.assertIn("Traceback: boom", t1.text())
+        # Carried turns: their code and feedback are kept once in the data
+        # (marked "same"); the page still shows them at every turn.
+        d = self.dom(setting="CF_EF_FULL", task="BigCodeBench/1")
+        turns = list(d.rows()[0].all(lambda n: n.tag == "li" and "turn" in n.classes()))
+        self.assertEqual(len(turns), TURNS + 1)
+        code = "def task_func(x):\n    return x + 1\n"
+        for t in turns[1:]:
+            self.assertIn(code, [p.text() for p in t.all(lambda n: n.tag == "pre")])
+            self.assertIn("test_one failed", t.text())
+        self.assertIn("Code unchanged from turn 2.", turns[3].text())
 
     def test_hostile_text_stays_text(self):
         d = self.dom(task=HOSTILE)

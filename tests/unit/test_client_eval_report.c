@@ -3,8 +3,9 @@
  * feedback, errors, models) never reaches the page as markup and survives
  * in its data block unchanged; the table shows exactly score.c's numbers;
  * the page is replaced atomically or not at all; no records, unreadable
- * input and an unwritable output fail; caps and the budget bound the page;
- * the timelines' order, diffs and outcomes. */
+ * input and an unwritable output fail; the text cap, the page budget
+ * (shared out fairly by kind of text) and the load budget bound the page;
+ * the timelines' order, diffs, repeated texts kept once, and outcomes. */
 #include <check.h>
 #include <jansson.h>
 #include <signal.h>
@@ -378,57 +379,200 @@ START_TEST(test_no_records_fails)
 }
 END_TEST
 
-START_TEST(test_caps_and_budget)
+/* The record text in the page's data: the strings under "rows" but task
+ * ids, verdicts and times (which the budget does not count). */
+static size_t text_bytes(const json_t *v)
+{
+	if (json_is_string(v))
+		return json_string_length(v);
+	size_t n = 0, i;
+	const char *k;
+	json_t *c;
+	json_array_foreach(v, i, c)
+	{
+		n += text_bytes(c);
+	}
+	json_object_foreach((json_t *)v, k, c)
+	{
+		if (strcmp(k, "verdict") && strcmp(k, "time") && strcmp(k, "task"))
+			n += text_bytes(c);
+	}
+	return n;
+}
+
+static json_int_t cap_of(const json_t *d, const char *kind)
+{
+	return json_integer_value(json_object_get(json_object_get(d, "caps"), kind));
+}
+
+START_TEST(test_text_cap)
 {
 	char *dir = tmpdir(), *file = path_in(dir, "turns.jsonl"), *out = path_in(dir, "r.html");
-	/* 40 tasks x 2 turns of 3000-byte code, "é" at the cap of 1001 bytes:
-	 * each text cut to 1000 (the é kept whole), and with a budget of
-	 * 20000 bytes most turns lose their texts but none its verdict. */
+	/* "x" and 1000 "é": cut to 1000 bytes the last é would be split, so
+	 * 999 are kept and the page knows the other 1002 were left out. */
 	struct sb code = {0};
 	sb_add(&code, "%s", "x");
 	for (int i = 0; i < 1000; i++)
 		sb_add(&code, "é");
-	sb_add(&code, "\n");
-	for (int k = 0; k < 40; k++) {
-		char task[16];
-		snprintf(task, sizeof task, "t%d", k);
-		json_t *v[2] = {rec("CF", task, 0, 1, "fail", code.s),
-				rec("CF", task, 1, 1, "pass", code.s)};
-		write_lines(file, v, 2);
-	}
+	json_t *v = rec("CF", "t", 0, 0, "fail", code.s);
+	write_lines(file, &v, 1);
 	const char *paths[] = {file};
-	struct report_opts o = {.text_cap = 1000, .budget = 20000};
+	struct report_opts o = {.text_cap = 1000};
 	char *page = report(paths, 1, out, &o);
 	json_t *d = page_data(page);
-	json_t *t0 = json_array_get(json_object_get(find_row(d, "CF", "t0"), "turns"), 0);
+	json_t *t0 = json_array_get(json_object_get(find_row(d, "CF", "t"), "turns"), 0);
 	ck_assert_uint_eq(strlen(json_string_value(json_object_get(t0, "code"))), 999);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(t0, "cut"), "code")),
-			 2002 - 999);
-	json_int_t trimmed = json_integer_value(json_object_get(d, "trimmed"));
-	ck_assert_int_gt(trimmed, 40);
-	ck_assert_int_le(trimmed, 80);
-	ck_assert_ptr_nonnull(strstr(page, "shows at most its first 1000 bytes"));
-	char note[128];
-	snprintf(note, sizeof note, "<span id=\"n-trimmed\">%lld</span> turns were left out",
-		 (long long)trimmed);
-	ck_assert_ptr_nonnull(strstr(page, note));
-	/* Every turn is there with its verdict. */
-	size_t i, turns = 0, pass = 0;
-	json_t *r;
-	json_array_foreach(json_object_get(d, "rows"), i, r)
-	{
-		turns += json_array_size(json_object_get(r, "turns"));
-		pass += !strcmp(json_string_value(json_object_get(
-				    json_array_get(json_object_get(r, "turns"), 1), "verdict")),
-				"pass");
-	}
-	ck_assert_uint_eq(turns, 80);
-	ck_assert_uint_eq(pass, 40);
-	/* The page: the budget, the fixed part and per-turn fields. */
-	ck_assert_uint_lt(strlen(page), 20000 + 40000 + 80 * 300);
+			 1002);
+	ck_assert_ptr_nonnull(strstr(page, "keeps at most its first 1000 bytes."));
+	ck_assert_ptr_null(strstr(page, "cut further"));
 	json_decref(d);
 	free(page);
 	free(code.s);
+	rm_rf(dir);
+	free(file);
+	free(out);
+	free(dir);
+}
+END_TEST
+
+/* 40 tasks x 2 turns: turn 0 a 1575-byte code, turn 1 the same with one
+ * line changed, 600 bytes of execution feedback each, a 2400-byte user
+ * message each; texts kept to 1000 bytes. */
+static void write_big(const char *file)
+{
+	for (int k = 0; k < 40; k++) {
+		struct sb c0 = {0}, c1 = {0}, fb0 = {0}, fb1 = {0}, um = {0};
+		for (int i = 0; i < 75; i++) {
+			sb_add(&c0, "line %03d of task %03d\n", i, k);
+			sb_add(&c1,
+			       i == 10 ? "LINE %03d of task %03d\n" : "line %03d of task %03d\n", i,
+			       k);
+		}
+		for (int i = 0; i < 25; i++) {
+			sb_add(&fb0, "failure %03d, turn 0 %03d\n", i, k);
+			sb_add(&fb1, "failure %03d, turn 1 %03d\n", i, k);
+		}
+		for (int i = 0; i < 150; i++)
+			sb_add(&um, "the prompt %04d\n", i + k);
+		char task[16];
+		snprintf(task, sizeof task, "t%d", k);
+		json_t *v[2] = {rec("CF", task, 0, 1, "fail", c0.s),
+				rec("CF", task, 1, 1, "pass", c1.s)};
+		for (int t = 0; t < 2; t++) {
+			json_object_set_new(json_object_get(v[t], "feedback"), "execution",
+					    json_string(t ? fb1.s : fb0.s));
+			json_object_set_new(v[t], "user_message", json_string(um.s));
+		}
+		write_lines(file, v, 2);
+		free(c0.s), free(c1.s), free(fb0.s), free(fb1.s), free(um.s);
+	}
+}
+
+START_TEST(test_page_budget)
+{
+	char *dir = tmpdir(), *file = path_in(dir, "turns.jsonl"), *out = path_in(dir, "r.html");
+	write_big(file);
+	const char *paths[] = {file};
+	/* Diffs (40 small ones) and feedback (80 x 600 bytes, and "No syntax
+	 * errors") fit whole in 70000 bytes; what is left, about 13000, gives
+	 * each turn-0 code the same share, about 330 bytes; the codes of turns
+	 * with a diff and the user messages get nothing. */
+	struct report_opts o = {.text_cap = 1000, .budget = 70000};
+	char *page = report(paths, 1, out, &o);
+	json_t *d = page_data(page);
+	ck_assert_int_eq(cap_of(d, "error"), 1000);
+	ck_assert_int_eq(cap_of(d, "diff"), 1000);
+	ck_assert_int_eq(cap_of(d, "feedback"), 1000);
+	json_int_t code = cap_of(d, "code");
+	size_t whole = 0; /* the diffs and feedback, kept whole */
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(d, "rows"), i, r)
+	{
+		for (size_t k = 0; k < 2; k++) {
+			json_t *t = json_array_get(json_object_get(r, "turns"), k);
+			whole += text_bytes(json_object_get(t, "feedback"));
+			whole += text_bytes(json_object_get(t, "diff"));
+		}
+	}
+	ck_assert_int_eq(code, (json_int_t)((70000 - whole) / 40));
+	ck_assert_int_gt(code, 300);
+	ck_assert_int_lt(code, 400);
+	ck_assert_int_eq(cap_of(d, "code_with_diff"), 0);
+	ck_assert_int_eq(cap_of(d, "user_message"), 0);
+	ck_assert_uint_le(text_bytes(json_object_get(d, "rows")), 70000);
+	ck_assert_uint_gt(text_bytes(json_object_get(d, "rows")), 70000 - 40);
+	/* Every task alike, the last read as the first. */
+	json_array_foreach(json_object_get(d, "rows"), i, r)
+	{
+		json_t *t0 = json_array_get(json_object_get(r, "turns"), 0);
+		json_t *t1 = json_array_get(json_object_get(r, "turns"), 1);
+		ck_assert_uint_eq(strlen(json_string_value(json_object_get(t0, "code"))),
+				  (size_t)code);
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(json_object_get(t0, "cut"), "code")),
+		    1575 - code);
+		ck_assert_ptr_null(json_object_get(t1, "code"));
+		ck_assert_ptr_null(json_object_get(t0, "user_message"));
+		ck_assert_ptr_nonnull(
+		    strstr(json_string_value(json_object_get(t1, "diff")), "\n-line 010 of task"));
+		ck_assert_uint_eq(strlen(json_string_value(json_object_get(
+				      json_object_get(t1, "feedback"), "execution"))),
+				  600);
+		ck_assert_str_eq(json_string_value(json_object_get(t1, "verdict")), "pass");
+	}
+	char want[160];
+	snprintf(want, sizeof want,
+		 "texts were cut further: code to %lld bytes, the code of turns with a diff left "
+		 "out, user messages left out.",
+		 (long long)code);
+	ck_assert_msg(strstr(page, want), "no note: %s", want);
+	json_decref(d);
+	free(page);
+
+	/* A page budget that holds it all: nothing cut further. */
+	o.budget = 1 << 20;
+	page = report(paths, 1, out, &o);
+	d = page_data(page);
+	ck_assert_int_eq(cap_of(d, "user_message"), 1000);
+	ck_assert(json_is_false(json_object_get(json_object_get(d, "caps"), "over")));
+	ck_assert_ptr_null(strstr(page, "cut further"));
+	json_decref(d);
+	free(page);
+	rm_rf(dir);
+	free(file);
+	free(out);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_load_budget)
+{
+	char *dir = tmpdir(), *file = path_in(dir, "turns.jsonl"), *out = path_in(dir, "r.html");
+	write_big(file);
+	const char *paths[] = {file};
+	/* 30000 bytes while reading: the first tasks keep their texts, the
+	 * later turns none, but all keep their verdicts; the page counts them. */
+	struct report_opts o = {.text_cap = 1000, .load_budget = 30000};
+	char *page = report(paths, 1, out, &o);
+	json_t *d = page_data(page);
+	json_int_t trimmed = json_integer_value(json_object_get(d, "trimmed"));
+	ck_assert_int_gt(trimmed, 60);
+	ck_assert_int_lt(trimmed, 80);
+	json_t *first = json_array_get(json_object_get(find_row(d, "CF", "t0"), "turns"), 1);
+	json_t *last = json_array_get(json_object_get(find_row(d, "CF", "t39"), "turns"), 1);
+	ck_assert_ptr_nonnull(json_object_get(first, "code"));
+	ck_assert_ptr_null(json_object_get(last, "code"));
+	ck_assert(json_is_true(json_object_get(last, "trimmed")));
+	ck_assert_str_eq(json_string_value(json_object_get(last, "verdict")), "pass");
+	char want[160];
+	snprintf(want, sizeof want,
+		 "<span id=\"n-trimmed\">%lld</span> turns (the last ones read) were left out",
+		 (long long)trimmed);
+	ck_assert_msg(strstr(page, want), "no note: %s", want);
+	json_decref(d);
+	free(page);
 	rm_rf(dir);
 	free(file);
 	free(out);
@@ -500,6 +644,18 @@ START_TEST(test_timelines)
 	    json_string_value(json_object_get(json_array_get(turns, 1), "generator_error")),
 	    "timed out after 600 s");
 	ck_assert(json_is_true(json_object_get(json_array_get(turns, 2), "carried")));
+	/* Turns 1 and 2 repeat turn 0's code and feedback: kept once, marked
+	 * "same", their diffs empty. */
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(turns, 0), "code")),
+			 "z\n");
+	for (int k = 1; k <= 2; k++) {
+		json_t *tk = json_array_get(turns, k);
+		ck_assert_ptr_null(json_object_get(tk, "code"));
+		ck_assert(json_is_true(json_object_get(json_object_get(tk, "same"), "code")));
+		ck_assert(json_is_true(json_object_get(
+		    json_object_get(json_object_get(tk, "feedback"), "same"), "compilation")));
+		ck_assert_str_eq(json_string_value(json_object_get(tk, "diff")), "");
+	}
 	ck_assert_int_eq(json_integer_value(json_object_get(d, "duplicates")), 1);
 	json_decref(d);
 	free(page);
@@ -519,7 +675,9 @@ static Suite *report_suite(void)
 	tcase_add_test(t, test_table_equals_score);
 	tcase_add_test(t, test_written_atomically);
 	tcase_add_test(t, test_no_records_fails);
-	tcase_add_test(t, test_caps_and_budget);
+	tcase_add_test(t, test_text_cap);
+	tcase_add_test(t, test_page_budget);
+	tcase_add_test(t, test_load_budget);
 	tcase_add_test(t, test_timelines);
 	suite_add_tcase(s, t);
 	return s;
