@@ -23,16 +23,19 @@ static void esc(FILE *f, const char *s)
 static int dump_escaped(const char *buf, size_t n, void *ctx)
 {
 	FILE *f = ctx;
+	size_t run = 0; /* bytes since the last one replaced, written at once */
 	for (size_t i = 0; i < n; i++) {
 		const char *e = buf[i] == '<'	? "\\u003c"
 				: buf[i] == '>' ? "\\u003e"
 				: buf[i] == '&' ? "\\u0026"
 						: NULL;
-		if (e)
-			fputs(e, f);
-		else
-			fputc(buf[i], f);
+		if (!e)
+			continue;
+		fwrite(buf + run, 1, i - run, f);
+		fputs(e, f);
+		run = i + 1;
 	}
+	fwrite(buf + run, 1, n - run, f);
 	return 0;
 }
 
