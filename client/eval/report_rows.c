@@ -248,14 +248,21 @@ static size_t fit(size_t *len, size_t n, size_t *avail, size_t max)
 	return c;
 }
 
+static void visit_all(struct texts *x, const json_t *rows, text_fn fn)
+{
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		const json_t *turns = json_object_get(json_array_get(rows, i), "turns");
+		for (size_t j = 0; j < json_array_size(turns); j++)
+			visit_turn(x, json_array_get(turns, j), fn);
+	}
+}
+
 /* Cuts the page's texts to the budget; the lengths used go to caps. */
 static int share_out(const struct report_data *d, json_t *rows, json_t *caps)
 {
 	struct texts x = {0};
-	size_t i, j, total = 0, avail = d->budget;
-	json_t *r, *t;
-	json_array_foreach(rows, i, r) json_array_foreach(json_object_get(r, "turns"), j, t)
-	    visit_turn(&x, t, count_text);
+	size_t total = 0, avail = d->budget;
+	visit_all(&x, rows, count_text);
 	for (int k = 0; k < NKINDS; k++)
 		for (size_t m = 0; m < x.n[k]; m++)
 			total += x.len[k][m];
@@ -263,8 +270,7 @@ static int share_out(const struct report_data *d, json_t *rows, json_t *caps)
 	for (int k = 0; k < NKINDS; k++)
 		x.cap[k] = over ? fit(x.len[k], x.n[k], &avail, d->text_cap) : d->text_cap;
 	if (over && !x.oom)
-		json_array_foreach(rows, i, r) json_array_foreach(json_object_get(r, "turns"), j, t)
-		    visit_turn(&x, t, cut_text);
+		visit_all(&x, rows, cut_text);
 	int rc = x.oom ? -1 : 0;
 	for (int k = 0; k < NKINDS; k++) {
 		rc |= json_object_set_new(caps, kind_names[k], json_integer((json_int_t)x.cap[k]));
