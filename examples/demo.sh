@@ -53,9 +53,11 @@ echo "   generator: examples/generators/replay.py (canned attempts; a stand-in f
 	--setting CF --setting CF_EF_UNIT --setting CF_EF_FULL --turns 3 --no-progress \
 	--out "$out" | sed 's/^/  /'
 "$build/sbx" score --plot "$out/pass_at_1.svg" "$out" >/dev/null
+"$build/sbx" report -o "$out/report.html" "$out" >/dev/null
 echo "   wrote, in $out/ (kept after the demo):"
 echo "     turns.jsonl ($(wc -l < "$out/turns.jsonl") records), traces.jsonl, summary.json"
 echo "     pass_at_1.svg (the Pass@1-per-turn plot)"
+echo "     report.html (the HTML report: scores, curves, each task's turns)"
 first_fail=$(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):

@@ -17,5 +17,6 @@ int cmd_parse_busy_retry(const char *v, struct sbx_retry *r);
 int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **argv,
 	     char **cmdline);
 int cmd_score(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		"--generator CMD\n"
 		"               --setting NAME... [options]   (sbx eval --help)\n"
 		"       sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
+		"       sbx report [-o FILE.html | --output FILE.html] DIR|FILE...   (sbx report "
+		"--help)\n"
 		"       sbx [--socket PATH] [--busy-retry SEC] run [--stdin FILE] [--file "
 		"NAME=PATH]... [--cpu SEC]\n"
 		"               [--wall SEC] [--memory MB] [--pids N] [--output KB] [--tmpfs MB]\n"
@@ -361,6 +363,8 @@ int main(int argc, char **argv)
 		return cmd_eval(sock, &g_retry, argc - i - 1, argv + i + 1, argv);
 	if (strcmp(argv[i], "score") == 0)
 		return cmd_score(argc - i - 1, argv + i + 1);
+	if (strcmp(argv[i], "report") == 0)
+		return cmd_report(argc - i - 1, argv + i + 1);
 	usage(stderr);
 	return EXIT_USAGE;
 }

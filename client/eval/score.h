@@ -37,6 +37,13 @@ int score_add_record(struct score_table *t, const json_t *record);
  * computes the metrics. Bad lines are reported to warn with FILE:LINE. */
 int score_load(const char *const *paths, size_t n, FILE *warn, struct score_table *out, char *err,
 	       size_t errlen);
+/* score_load, and each record it takes is also given to each (in file
+ * order; not the duplicates the scores ignore, nor bad lines), so a caller
+ * sees exactly the records the numbers come from. each returns 0, or -1 when
+ * out of memory, which fails the load. */
+typedef int (*score_each_fn)(const json_t *record, void *ctx);
+int score_load_each(const char *const *paths, size_t n, FILE *warn, score_each_fn each, void *ctx,
+		    struct score_table *out, char *err, size_t errlen);
 /* Computes the metrics after records were added (again, if called twice). */
 void score_finish(struct score_table *t);
 /* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall",
@@ -47,7 +54,9 @@ int score_max_turns(const struct score_table *t);
 /* A readable table: setting × Pass@1 per turn, MRR, Recall (percentages),
  * and the generator and verbal-command failures. */
 void score_print(const struct score_table *t, FILE *f);
-/* Pass@1 per turn, one line per setting, as a self-contained SVG. */
+/* Pass@1 per turn, one line per setting: the <svg> element alone (for
+ * inlining in HTML), and as a standalone SVG file written atomically. */
+void score_svg_write(const struct score_table *t, FILE *f);
 int score_plot_svg(const struct score_table *t, const char *path, char *err, size_t errlen);
 void score_free(struct score_table *t);
 

@@ -1,32 +1,13 @@
-/* The Pass@1-per-turn plot of `sbx score --plot`: a self-contained SVG the
- * project writes itself (no plotting library on the machine is assumed). */
-#include <errno.h>
+/* The Pass@1-per-turn plot: a self-contained SVG the project writes itself
+ * (no plotting library on the machine is assumed), as a file for `sbx score
+ * --plot` and inline in the page of `sbx report`, from the same code. */
 #include <math.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "client/eval/atomic_file.h"
+#include "client/eval/markup.h"
 #include "client/eval/score.h"
-#include "common/errfmt.h"
-
-/* Text or attribute content. Control characters are not allowed in XML
- * 1.0 at all, even escaped, so they become '?'. */
-static void xml_escape(FILE *f, const char *s)
-{
-	static const char special[] = "&<>\"'";
-	static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		const char *e = strchr(special, c);
-		if (e)
-			fputs(entity[e - special], f);
-		else
-			fputc(c < 0x20 && c != '\t' ? '?' : c, f);
-	}
-}
 
 static const char *const colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -78,7 +59,7 @@ static void marker(FILE *f, int shape, double x, double y, const char *c)
 
 enum { PW = 560, PH = 340, L = 70, TOP = 50, LEGEND_ROW = 20 };
 
-static void write_svg(const struct score_table *t, FILE *f)
+void score_svg_write(const struct score_table *t, FILE *f)
 {
 	int nt = score_max_turns(t), span = nt ? nt : 1;
 	/* The y range hugs the data with a 5-point margin, rounded to tens:
@@ -106,7 +87,6 @@ static void write_svg(const struct score_table *t, FILE *f)
 #define Y(p) (TOP + PH * (hi - (p)) / (hi - lo))
 
 	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
@@ -139,7 +119,7 @@ static void write_svg(const struct score_table *t, FILE *f)
 		if (*d)
 			snprintf(dash, sizeof dash, " stroke-dasharray=\"%s\"", d);
 		fputs("<g class=\"series\"><title>", f);
-		xml_escape(f, s->name);
+		markup_escape(f, s->name, strlen(s->name));
 		fprintf(f,
 			"</title>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
 			"points=\"",
@@ -156,7 +136,7 @@ static void write_svg(const struct score_table *t, FILE *f)
 			lx, ly, lx + 24, ly, c, dash);
 		marker(f, mark, lx + 12, ly, c);
 		fprintf(f, "<text x=\"%d\" y=\"%d\">", lx + 30, ly + 4);
-		xml_escape(f, s->name);
+		markup_escape(f, s->name, strlen(s->name));
 		fputs("</text></g>\n", f);
 	}
 	fputs("</svg>\n", f);
@@ -164,45 +144,17 @@ static void write_svg(const struct score_table *t, FILE *f)
 #undef Y
 }
 
-/* Written to a temporary file beside PATH and renamed over it, so a reader
- * never sees half a plot and a failed write leaves the old one. */
+static int fill_svg(FILE *f, void *ctx, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	score_svg_write(ctx, f);
+	return 0;
+}
+
+/* Atomic, so a reader never sees half a plot and a failed write leaves the
+ * old one. */
 int score_plot_svg(const struct score_table *t, const char *path, char *err, size_t errlen)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + sizeof ".tmpXXXXXX");
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	sprintf(tmp, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot create a file beside %s: %s", path,
-			 errfmt_desc(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return -1;
-	}
-	fchmod(fd, 0644); /* mkstemp's 0600 would hide the plot from others */
-	write_svg(t, f);
-	/* errno may be stale or 0 after ferror, hence the flag and EIO. */
-	errno = 0;
-	bool bad = fflush(f) || ferror(f) || fsync(fd);
-	int werr = errno;
-	if (fclose(f) && !bad)
-		bad = true, werr = errno;
-	if (!bad && rename(tmp, path) < 0)
-		bad = true, werr = errno;
-	if (bad) {
-		snprintf(err, errlen, "cannot write %s: %s", path, errfmt_desc(werr ? werr : EIO));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return atomic_file_write(path, fill_svg, (void *)t, err, errlen);
 }

@@ -30,7 +30,8 @@ class Demo(unittest.TestCase):
             out = os.path.join(b, "demo", "eval")
             self.assertIn(out + "/", r.stdout)
             self.assertIn("pass_at_1.svg", r.stdout)
-            for f in ("turns.jsonl", "traces.jsonl", "summary.json", "pass_at_1.svg"):
+            self.assertIn("report.html", r.stdout)
+            for f in ("turns.jsonl", "traces.jsonl", "summary.json", "pass_at_1.svg", "report.html"):
                 p = os.path.join(out, f)
                 self.assertTrue(os.path.isfile(p) and os.path.getsize(p) > 0, p)
             with open(os.path.join(out, "turns.jsonl")) as f:
@@ -38,6 +39,8 @@ class Demo(unittest.TestCase):
             self.assertIn("turns.jsonl (%d records)" % n, r.stdout)
             with open(os.path.join(out, "pass_at_1.svg")) as f:
                 self.assertIn("<polyline", f.read())
+            with open(os.path.join(out, "report.html")) as f:
+                self.assertIn('id="report-data"', f.read())
         finally:
             shutil.rmtree(b, ignore_errors=True)
 

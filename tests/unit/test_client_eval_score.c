@@ -358,6 +358,68 @@ START_TEST(test_shards_merge_exactly)
 }
 END_TEST
 
+/* What score_load_each hands on: "setting/task/turn/verdict" per record. */
+struct seen {
+	char buf[1024];
+	int calls, fail_at;
+};
+
+static int each_record(const json_t *r, void *ctx)
+{
+	struct seen *s = ctx;
+	if (++s->calls == s->fail_at)
+		return -1;
+	size_t n = strlen(s->buf);
+	snprintf(s->buf + n, sizeof s->buf - n, "%s/%s/%d/%s ",
+		 json_string_value(json_object_get(r, "setting")),
+		 json_string_value(json_object_get(r, "task_id")),
+		 (int)json_integer_value(json_object_get(r, "turn")),
+		 json_string_value(json_object_get(r, "verdict")));
+	return 0;
+}
+
+START_TEST(test_load_each)
+{
+	char *dir = tmpdir(), *a = path_in(dir, "a.jsonl"), *b = path_in(dir, "b.jsonl");
+	/* A bad line, a blank one and a duplicate that disagrees: the hook
+	 * sees the records the scores count, the first duplicate only. */
+	tf_write(a, "{\"setting\":\"CF\",\"task_id\":\"x\",\"turn\":0,\"turns\":1,"
+		    "\"verdict\":\"fail\"}\n"
+		    "not json\n"
+		    "\n"
+		    "{\"setting\":\"CF\",\"task_id\":\"x\",\"turn\":1,\"turns\":1,"
+		    "\"verdict\":\"pass\"}\n");
+	tf_write(b, "{\"setting\":\"CF\",\"task_id\":\"x\",\"turn\":1,\"turns\":1,"
+		    "\"verdict\":\"fail\"}\n"
+		    "{\"setting\":\"CF\",\"task_id\":\"y\",\"turn\":0,\"turns\":1}\n"
+		    "{\"setting\":\"CF\",\"task_id\":\"y\",\"turn\":0,\"turns\":1,"
+		    "\"verdict\":\"fail\"}\n");
+	const char *paths[] = {a, b};
+	struct seen s = {.fail_at = 0};
+	struct score_table t;
+	char err[256] = "";
+	FILE *quiet = fopen("/dev/null", "w");
+	ck_assert_int_eq(score_load_each(paths, 2, quiet, each_record, &s, &t, err, sizeof err), 0);
+	ck_assert_str_eq(s.buf, "CF/x/0/fail CF/x/1/pass CF/y/0/fail ");
+	ck_assert_uint_eq(t.records, 4);
+	ck_assert_uint_eq(t.duplicates, 1);
+	ck_assert_double_eq_tol(t.v[0].recall, 0.5, EPS);
+	score_free(&t);
+
+	/* A hook that fails (out of memory) fails the load, leaving it empty. */
+	struct seen f = {.fail_at = 2};
+	ck_assert_int_eq(score_load_each(paths, 2, quiet, each_record, &f, &t, err, sizeof err),
+			 -1);
+	ck_assert_msg(strstr(err, "a.jsonl:4: out of memory"), "err: %s", err);
+	ck_assert_uint_eq(t.n, 0);
+	fclose(quiet);
+	rm_rf(dir);
+	free(a);
+	free(b);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_bad_lines)
 {
 	char *dir = tmpdir(), *file = path_in(dir, "turns.jsonl");
@@ -782,6 +844,7 @@ static Suite *score_suite(void)
 	tcase_add_test(t, test_duplicates_first_wins);
 	tcase_add_test(t, test_setting_order);
 	tcase_add_test(t, test_shards_merge_exactly);
+	tcase_add_test(t, test_load_each);
 	tcase_add_test(t, test_bad_lines);
 	tcase_add_test(t, test_warnings_capped);
 	tcase_add_test(t, test_long_lines);
