@@ -24,8 +24,15 @@ void rlimits_prepare(struct rlimit_set *rs, const struct jail_limits *l, bool wi
 	add(rs, RLIMIT_CORE, 0, 0);
 	add(rs, RLIMIT_STACK, 64u << 20, 64u << 20);
 	/* The job's uid is unique to its worker slot, so this counts only the
-	 * job's own processes: a second fork-bomb stop behind pids.max. */
-	add(rs, RLIMIT_NPROC, (rlim_t)l->pids, (rlim_t)l->pids);
+	 * job's own processes. Without a cgroup it is the pids limit. With one
+	 * it is a backstop that must stay behind pids.max: the kernel counts a
+	 * fork against RLIMIT_NPROC before the pids controller sees it, so with
+	 * every process forking at once the forks in flight (at most one per
+	 * live process, at most pids of them) made a fork bomb end on NPROC's
+	 * EAGAIN, with no pids event and so no limit named. Twice pids cannot
+	 * be reached before pids.max refuses. */
+	rlim_t nproc = with_cgroup ? 2 * (rlim_t)l->pids + 1 : (rlim_t)l->pids;
+	add(rs, RLIMIT_NPROC, nproc, nproc);
 	add(rs, RLIMIT_MEMLOCK, 64u << 10, 64u << 10);
 	if (!with_cgroup) {
 		rlim_t as = (rlim_t)l->memory_mb << 20;

@@ -500,6 +500,41 @@ START_TEST(test_pids_limit_hit)
 }
 END_TEST
 
+/* The same promise when every process forks at once (the VM tier's
+ * fork_bomb.py): RLIMIT_NPROC, the backstop for a daemon without cgroups,
+ * counts a fork before the pids controller does, so in-flight forks made a
+ * bomb end on NPROC's EAGAIN with no pids event, most of the time, and the
+ * response named no limit. Several bombs, since one may win the race. */
+START_TEST(test_fork_bomb_names_pids)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	for (int i = 0; i < 8; i++) {
+		json_t *r = run1(&d,
+				 lim(lim(job("bomb", "import os, sys, time\n"
+						     "main = os.getpid()\n"
+						     "while True:\n"
+						     "    try:\n"
+						     "        os.fork()\n"
+						     "    except OSError as e:\n"
+						     "        if os.getpid() == main:\n"
+						     "            sys.exit(1)\n"
+						     "        time.sleep(60)\n"
+						     "        os._exit(0)\n"),
+					 "pids", 20),
+				     "wall_ms", 10000),
+				 CALL_MS);
+		SKIP_UNLESS_CGROUP(r, "pids", d,
+				   "limit_hit pids (read from the cgroup's pids.events)");
+		CHECK_RM(r, streq(sget(r, "verdict"), "runtime_error"), "bomb %d", i);
+		CHECK_RM(r, streq(sget(r, "limit_hit"), "pids"), "bomb %d of 8: limit_hit", i + 1);
+		json_decref(r);
+	}
+	assert_no_job_procs(&d, 1000, "after the fork bombs");
+	stop_ok(&d);
+}
+END_TEST
+
 /* memory_mb counts "all processes plus their tmpfs files". */
 START_TEST(test_tmpfs_counts_as_memory)
 {
@@ -605,6 +640,7 @@ static Suite *daemon_jobs_suite(void)
 	tcase_add_test(t, test_capabilities);
 	t = tmain_tcase(s, "documented", TIMEOUT_S);
 	tcase_add_test(t, test_pids_limit_hit);
+	tcase_add_test(t, test_fork_bomb_names_pids);
 	tcase_add_test(t, test_tmpfs_counts_as_memory);
 	tcase_add_test(t, test_file_size_limit);
 	tcase_add_test(t, test_output_encoding_and_stderr);
