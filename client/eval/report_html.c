@@ -117,7 +117,8 @@ static void score_table(FILE *f, const struct score_table *t)
 	fputs("<table id=\"score-table\">\n<thead><tr><th>setting</th><th>tasks</th>", f);
 	for (int k = 0; k <= nt; k++)
 		fprintf(f, "<th>T%d</th>", k);
-	fputs("<th>MRR</th><th>Recall</th></tr></thead>\n<tbody>\n", f);
+	fputs("<th>MRR</th><th>Recall</th><th>GenErr</th><th>VerbErr</th></tr></thead>\n<tbody>\n",
+	      f);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct score_setting *s = &t->v[i];
 		fputs("<tr><th scope=\"row\">", f);
@@ -128,12 +129,14 @@ static void score_table(FILE *f, const struct score_table *t)
 				fprintf(f, "<td>%.1f</td>", 100 * s->pass_at_1[k]);
 			else
 				fputs("<td>-</td>", f);
-		fprintf(f, "<td>%.1f</td><td>%.1f</td></tr>\n", 100 * s->mrr, 100 * s->recall);
+		fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%zu</td><td>%zu</td></tr>\n",
+			100 * s->mrr, 100 * s->recall, s->generator_errors, s->verbal_errors);
 	}
 	fprintf(f,
 		"</tbody>\n</table>\n<p class=\"note\">Pass@1 after each turn (a task counts "
-		"from its first passing turn on), MRR and Recall, in %%, as <code>sbx score</code> "
-		"prints them; %zu records, %zu duplicates ignored.</p>\n",
+		"from its first passing turn on), MRR and Recall, in %%, and the turns whose "
+		"generator (GenErr) or verbal-feedback command (VerbErr) failed, as <code>sbx "
+		"score</code> prints them; %zu records, %zu duplicates ignored.</p>\n",
 		t->records, t->duplicates);
 }
 
