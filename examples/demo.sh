@@ -10,11 +10,36 @@ sock=$tmp/sandboxd.sock
 out=$build/demo/eval
 rm -rf "$out"
 mkdir -p "$build/demo"
-"$build/sandboxd" --socket "$sock" --state-dir "$tmp/state" 2>"$tmp/daemon.log" &
-daemon=$!
-cleanup() { kill -TERM "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null || true; rm -rf "$tmp"; }
+daemon=
+cleanup() {
+	[ -n "$daemon" ] && { kill -TERM "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; }
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
-for _ in $(seq 100); do "$build/sbx" --socket "$sock" ping >/dev/null 2>&1 && break; sleep 0.05; done
+# The job uids must belong to nobody: a sandboxd already serving on this
+# machine (or a test's) holds the default range, and the daemon then refuses
+# to start and names --uid-base. The demo tries other ranges before giving up.
+up=0
+for base in 61000 $(shuf -i 2000-9000 -n 4 | sed 's/$/00/'); do
+	"$build/sandboxd" --socket "$sock" --state-dir "$tmp/state" --uid-base "$base" \
+		2>"$tmp/daemon.log" &
+	daemon=$!
+	for _ in $(seq 200); do
+		"$build/sbx" --socket "$sock" ping >/dev/null 2>&1 && { up=1; break; }
+		kill -0 "$daemon" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ "$up" = 1 ] && break
+	kill -TERM "$daemon" 2>/dev/null || true
+	wait "$daemon" 2>/dev/null || true
+	daemon=
+	grep -q -- '--uid-base' "$tmp/daemon.log" || break
+done
+if [ "$up" != 1 ]; then
+	echo "sandboxd did not come up; its log:" >&2
+	sed 's/^/  /' "$tmp/daemon.log" >&2
+	exit 1
+fi
 echo "sandboxd is up: $("$build/sbx" --socket "$sock" ping)"
 echo
 printf '%-18s %-14s %-6s %-8s %-8s %-9s %s\n' PROGRAM VERDICT HIT CPU_MS WALL_MS MEM_KB "MESSAGE / FIRST LINE OF OUTPUT"
