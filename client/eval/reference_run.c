@@ -20,6 +20,7 @@
 #include "common/errfmt.h"
 
 #define REF_CALL_TIMEOUT_MS (30 * 60 * 1000) /* one answer, queueing included */
+#define REF_PROGRESS_EVERY 50		     /* tasks between two progress lines */
 
 struct ref_ctx {
 	const struct eval_opts *o;
@@ -162,6 +163,9 @@ static void *ref_worker(void *arg)
 		if (rc == 0)
 			rc = json_object_set(c->byid, t->id, rec);
 		c->done++;
+		/* A whole data set takes minutes: say how far it got now and then. */
+		if (c->done % REF_PROGRESS_EVERY == 0 && c->done < c->ntodo)
+			fprintf(stderr, "sbx: references checked: %zu of %zu\n", c->done, c->ntodo);
 		pthread_mutex_unlock(&c->mu);
 		json_decref(rec);
 		if (rc < 0) {
