@@ -1,15 +1,19 @@
 /* `sbx check-reference`: runs every selected task's reference solution
  * through the daemon and writes reference.jsonl, so a data set's tasks that
  * cannot pass in this environment are known before a model is scored on
- * them (client/eval/reference_run.c does the work). */
+ * them (client/eval/reference_run.c runs the references). */
 #include "client/cli/cmd.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "client/eval/eval.h"
 #include "client/eval/eval_priv.h"
+#include "client/eval/reference.h"
+#include "common/errfmt.h"
 #include "common/numparse.h"
 
 static void check_reference_usage(FILE *f)
@@ -26,6 +30,79 @@ static void check_reference_usage(FILE *f)
 		"reused. Prints the tasks whose reference fails here, with the reason.\n"
 		"Exit: 0 checked (failing references included), 1 failed, 2 usage,\n"
 		"3 sandboxd unreachable, 4 sandboxd refused.\n");
+}
+
+static int check_mkdirs(const char *path, char *err, size_t errlen)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return errfmt(err, errlen, "path too long: %s", path);
+	for (char *p = buf + 1;; p++) {
+		bool end = *p == '\0';
+		if (*p != '/' && !end)
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return errfmt(err, errlen, "cannot create %s: %s", buf, errfmt_desc(errno));
+		if (end)
+			return 0;
+		*p = '/';
+	}
+}
+
+/* The table: one line per task that does not pass, then the counts. */
+static void check_print(const json_t *byid, const struct ds_task **tasks, size_t n,
+			const char *path)
+{
+	size_t pass = 0, none = 0, broken = 0;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *r = json_object_get(byid, tasks[i]->id);
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+		if (!reference_broken(r)) {
+			pass += v && strcmp(v, "pass") == 0;
+			none += !v || strcmp(v, REF_NONE) == 0;
+			continue;
+		}
+		broken++;
+		printf("%-24s %-14s %s\n", tasks[i]->id, v ? v : "?",
+		       json_string_value(json_object_get(r, "reason")));
+	}
+	printf("%zu task%s: %zu reference%s pass, %zu fail here, %zu without a reference "
+	       "(records in %s)\n",
+	       n, n == 1 ? "" : "s", pass, pass == 1 ? "" : "s", broken, none, path);
+}
+
+/* The check as a command: an enum eval_status, err set when not EVAL_OK. */
+static int check_run(const struct eval_opts *opts, char *err, size_t errlen)
+{
+	int status = EVAL_FAILED;
+	json_t *ping =
+	    eval_daemon_ping(opts->socket, &opts->retry, opts->jobs <= 0, &status, err, errlen);
+	if (!ping)
+		return status;
+	struct eval_opts o = *opts;
+	fmt_limits_opts(&o, ping, "sbx check-reference");
+	struct ds_set ds = {0};
+	const struct ds_task **tasks = NULL;
+	size_t n = 0;
+	status = EVAL_FAILED;
+	if (ds_load(o.dataset, o.format, stderr, &ds, err, errlen) == 0 &&
+	    eval_select_tasks(&o, &ds, &tasks, &n, err, errlen) == 0 &&
+	    check_mkdirs(o.out_dir, err, errlen) == 0) {
+		int jobs =
+		    o.jobs > 0 ? o.jobs : (int)json_integer_value(json_object_get(ping, P_WORKERS));
+		json_t *byid = reference_run_check(&o, tasks, n, ping, jobs, &status, err, errlen);
+		if (byid) {
+			char path[4200];
+			snprintf(path, sizeof path, "%s/%s", o.out_dir, REFERENCE_FILE);
+			check_print(byid, tasks, n, path);
+		}
+		json_decref(byid);
+	}
+	free(tasks);
+	ds_free(&ds);
+	json_decref(ping);
+	return status;
 }
 
 static int exit_of(int status)
@@ -133,7 +210,7 @@ int cmd_check_reference(const char *sock, const struct sbx_retry *retry, int arg
 		goto bad;
 	}
 	char err[2048] = "";
-	rc = exit_of(reference_run_cli(&o, err, sizeof err));
+	rc = exit_of(check_run(&o, err, sizeof err));
 	if (rc)
 		fprintf(stderr, "sbx check-reference: %s\n", err);
 	goto out;

@@ -178,8 +178,6 @@ json_t *reference_run_check(const struct eval_opts *o, const struct ds_task **ta
  * tasks' items dropped unless --keep-broken (*total less them). */
 int reference_run_eval(struct eval_ctx *c, const struct ds_task **tasks, size_t n,
 		       const json_t *ping, size_t *total, char *err, size_t errlen);
-/* `sbx check-reference`: an enum eval_status, err set when not EVAL_OK. */
-int reference_run_cli(const struct eval_opts *o, char *err, size_t errlen);
 
 /* Runs one item's remaining turns, appending each record as it finishes,
  * until they are done or the run is stopping. An enum eval_status (with
