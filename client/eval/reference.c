@@ -302,8 +302,11 @@ void reference_print(const json_t *summary, size_t scored, FILE *f)
 	fputc('\n', f);
 	size_t i;
 	const json_t *b;
-	json_array_foreach(list, i, b) fprintf(f, "  %s %s: %s\n", keep ? "kept" : "excluded",
-					       str(b, "task_id"), str(b, "reason"));
+	json_array_foreach(list, i, b)
+	{
+		fprintf(f, "  %s %s: %s\n", keep ? "kept" : "excluded", str(b, "task_id"),
+			str(b, "reason"));
+	}
 }
 
 size_t reference_scored(const struct score_table *t)
