@@ -80,23 +80,44 @@ static void one_line(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-/* Why a reference that did not pass failed, in one line. */
-static void reason_of(const json_t *resp, const char *verdict, const char *module, char *buf,
-		      size_t len)
+/* What to do about a limit the reference hit: raise it, unless the daemon
+ * already clamped what was asked to its profile's maximum, where no flag
+ * helps (the reference needs more than this daemon allows). */
+static const char *limit_advice(const json_t *asked, const json_t *applied, const char *key,
+				const char *flag, char *buf, size_t len)
+{
+	json_int_t want = json_integer_value(json_object_get(asked, key));
+	json_int_t got = json_integer_value(json_object_get(applied, key));
+	if (want > got && got > 0)
+		snprintf(buf, len,
+			 "the profile's maximum, clamped from %lld: more is not allowed here",
+			 (long long)want);
+	else
+		snprintf(buf, len, "raise it with %s", flag);
+	return buf;
+}
+
+/* Why a reference that did not pass failed, in one line; asked: the
+ * limits the request gave. */
+static void reason_of(const json_t *resp, const json_t *asked, const char *verdict,
+		      const char *module, char *buf, size_t len)
 {
 	const json_t *lim = json_object_get(resp, R_LIMITS);
 	const char *hit = str(resp, R_LIMIT_HIT);
+	char advice[128];
 	if (module) {
 		snprintf(buf, len, "missing module %s (No module named '%s')", module, module);
 	} else if (strcmp(verdict, "timeout") == 0 && *hit) {
 		char key[40];
 		snprintf(key, sizeof key, "%.30s_ms", hit); /* cpu -> cpu_ms, case_wall -> ... */
 		json_int_t v = json_integer_value(json_object_get(lim, key));
-		snprintf(buf, len, "%s limit hit (%lld ms; raise it with --%s)", hit, (long long)v,
-			 strstr(hit, "cpu") ? "cpu" : "wall");
+		snprintf(buf, len, "%s limit hit (%lld ms; %s)", hit, (long long)v,
+			 limit_advice(asked, lim, key, strstr(hit, "cpu") ? "--cpu" : "--wall",
+				      advice, sizeof advice));
 	} else if (strcmp(verdict, "memory_limit") == 0) {
-		snprintf(buf, len, "memory limit hit (%lld MB; raise it with --memory)",
-			 (long long)json_integer_value(json_object_get(lim, "memory_mb")));
+		snprintf(buf, len, "memory limit hit (%lld MB; %s)",
+			 (long long)json_integer_value(json_object_get(lim, "memory_mb")),
+			 limit_advice(asked, lim, "memory_mb", "--memory", advice, sizeof advice));
 	} else {
 		/* The first test that did not pass, else the daemon's message. */
 		size_t i;
@@ -150,7 +171,8 @@ json_t *reference_record(const struct ds_task *t, const json_t *resp, const json
 		snprintf(reason, sizeof reason, "sandboxd refused the run: %s: %.200s",
 			 str(e, R_ERROR_CODE), str(e, R_ERROR_MESSAGE));
 	else if (strcmp(verdict, "pass") != 0)
-		reason_of(resp, verdict, module, reason, sizeof reason);
+		reason_of(resp, json_object_get(check, "limits"), verdict, module, reason,
+			  sizeof reason);
 	snprintf(msg, sizeof msg, "%s", e ? str(e, R_ERROR_MESSAGE) : str(resp, R_MESSAGE));
 	rc |= json_object_set_new(r, "verdict", json_string(verdict));
 	rc |= json_object_set_new(r, "passed",

@@ -90,13 +90,21 @@ START_TEST(test_records_and_reasons)
 	json_decref(r);
 	/* A limit: named with its value and the flag that raises it. */
 	r = record("t/slow", "{\"verdict\": \"timeout\", \"limit_hit\": \"cpu\", \"limits\": "
-			     "{\"cpu_ms\": 10000, \"memory_mb\": 512}}");
-	ck_assert_ptr_nonnull(strstr(sget(r, "reason"), "cpu limit hit (10000 ms"));
+			     "{\"cpu_ms\": 240000, \"memory_mb\": 512}}");
+	ck_assert_ptr_nonnull(
+	    strstr(sget(r, "reason"), "cpu limit hit (240000 ms; raise it with --cpu)"));
 	ck_assert_ptr_nonnull(strstr(sget(r, "reason"), "--cpu"));
 	ck_assert(json_is_null(json_object_get(r, "missing_module")));
 	json_decref(r);
 	r = record("t/big", "{\"verdict\": \"memory_limit\", \"limits\": {\"memory_mb\": 512}}");
 	ck_assert_ptr_nonnull(strstr(sget(r, "reason"), "memory limit hit (512 MB"));
+	json_decref(r);
+	/* Asked for 240 s, clamped by the profile to 100 s: no flag helps. */
+	r = record("t/max", "{\"verdict\": \"timeout\", \"limit_hit\": \"cpu\", \"limits\": "
+			    "{\"cpu_ms\": 100000}}");
+	ck_assert_msg(strstr(sget(r, "reason"), "profile's maximum, clamped from 240000") &&
+			  !strstr(sget(r, "reason"), "--cpu"),
+		      "%s", sget(r, "reason"));
 	json_decref(r);
 	/* A failing test: its name and the first line of its message. */
 	r = record("t/wrong", "{\"verdict\": \"fail\", \"tests\": [{\"name\": \"test_x\", "
