@@ -72,8 +72,12 @@ echo "== Structured feedback: the model-facing view of a failing test run"
 echo
 echo "== A multi-turn evaluation (ConvCodeWorld's loop) on the bundled tasks"
 echo "   generator: examples/generators/replay.py (canned attempts; a stand-in for a model)"
-"$build/sbx" --socket "$sock" eval --dataset "$here/tasks/bigcodebench.jsonl" \
-	--format bigcodebench \
+echo "   --check-reference runs each task's reference solution first: the ninth task"
+echo "   (tasks/broken_reference.jsonl) imports a module this machine lacks, so it is"
+echo "   left out of the score and listed, instead of counting as the model's failure"
+cat "$here/tasks/bigcodebench.jsonl" "$here/tasks/broken_reference.jsonl" >"$tmp/tasks.jsonl"
+"$build/sbx" --socket "$sock" eval --dataset "$tmp/tasks.jsonl" \
+	--format bigcodebench --check-reference \
 	--generator "$here/generators/replay.py $here/tasks/attempts.json" \
 	--setting CF --setting CF_EF_UNIT --setting CF_EF_FULL --turns 3 --no-progress \
 	--out "$out" | sed 's/^/  /'
@@ -81,6 +85,7 @@ echo "   generator: examples/generators/replay.py (canned attempts; a stand-in f
 "$build/sbx" report -o "$out/report.html" "$out" >/dev/null
 echo "   wrote, in $out/ (kept after the demo):"
 echo "     turns.jsonl ($(wc -l < "$out/turns.jsonl") records), traces.jsonl, summary.json"
+echo "     reference.jsonl (each task's reference check; the limits used are in manifest.json)"
 echo "     pass_at_1.svg (the Pass@1-per-turn plot)"
 echo "     report.html (the HTML report: scores, curves, each task's turns)"
 first_fail=$(python3 -c '

@@ -17,6 +17,8 @@ int cmd_parse_busy_retry(const char *v, struct sbx_retry *r);
 int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **argv,
 	     char **cmdline);
 int cmd_score(int argc, char **argv);
+/* `sbx check-reference`: argv after "check-reference" (cmd_reference.c). */
+int cmd_check_reference(const char *sock, const struct sbx_retry *retry, int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 #endif

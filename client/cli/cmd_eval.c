@@ -24,7 +24,7 @@ static void eval_usage(FILE *f)
 		"           [--model NAME] [--gen-timeout SEC] [--cpu SEC] [--wall SEC]\n"
 		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
 		"           [--max-errors RATE|N] [--retry-errors | --no-retry-errors]\n"
-		"           [--force-resume]\n"
+		"           [--force-resume] [--check-reference [--keep-broken]]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
@@ -38,6 +38,11 @@ static void eval_usage(FILE *f)
 		"manifest differs is refused, naming the keys, unless --force-resume (recorded).\n"
 		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
 		"Ctrl-C stops the run and prints how to resume.\n"
+		"Without --cpu/--wall/--memory the format's default limits apply (bigcodebench:\n"
+		"cpu 240 s, wall 480 s, memory 4096 MB, 256 pids; others: the daemon's), printed\n"
+		"and kept in manifest.json. --check-reference first runs every task's reference\n"
+		"solution (reference.jsonl in --out) and leaves out the tasks whose reference\n"
+		"fails here, listing them with the reason; --keep-broken scores them anyway.\n"
 		"Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
 		"4 sandboxd refused, 130 interrupted.\n",
 		EVAL_MIN_ERRORS, EVAL_MAX_ERROR_RATE, EVAL_DEFAULT_SEED);
@@ -191,6 +196,10 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 			o.force_resume = true;
 			continue;
 		}
+		if (strcmp(a, "--check-reference") == 0 || strcmp(a, "--keep-broken") == 0) {
+			*(a[2] == 'c' ? &o.check_reference : &o.keep_broken) = true;
+			continue;
+		}
 		if (strcmp(a, "--retry-errors") == 0 || strcmp(a, "--no-retry-errors") == 0) {
 			o.retry_errors = a[2] == 'r';
 			continue;
@@ -273,6 +282,10 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 			fprintf(stderr, "sbx eval: bad option or value: %s %s\n", a, v);
 			goto bad;
 		}
+	}
+	if (o.keep_broken && !o.check_reference) {
+		fprintf(stderr, "sbx eval: --keep-broken needs --check-reference\n");
+		goto bad;
 	}
 	if (!o.dataset || !o.generator || o.nsettings == 0 || !have_format) {
 		fprintf(stderr, "sbx eval: --dataset, --format, --generator and --setting are "

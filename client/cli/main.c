@@ -24,6 +24,8 @@ static void usage(FILE *f)
 		"       sbx [--socket PATH] [--busy-retry SEC] eval --dataset FILE --format F "
 		"--generator CMD\n"
 		"               --setting NAME... [options]   (sbx eval --help)\n"
+		"       sbx [--socket PATH] check-reference --format F [options] DATASET   "
+		"(sbx check-reference --help)\n"
 		"       sbx score [--json] [--plot FILE.svg] DIR|FILE...\n"
 		"       sbx report [-o FILE.html | --output FILE.html] DIR|FILE...   (sbx report "
 		"--help)\n"
@@ -361,6 +363,8 @@ int main(int argc, char **argv)
 		return cmd_run(sock, argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "eval") == 0)
 		return cmd_eval(sock, &g_retry, argc - i - 1, argv + i + 1, argv);
+	if (strcmp(argv[i], "check-reference") == 0)
+		return cmd_check_reference(sock, &g_retry, argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "score") == 0)
 		return cmd_score(argc - i - 1, argv + i + 1);
 	if (strcmp(argv[i], "report") == 0)

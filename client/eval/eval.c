@@ -17,6 +17,7 @@
 
 #include "client/eval/gen.h"
 #include "client/eval/manifest.h"
+#include "client/eval/reference.h"
 #include "client/eval/score.h"
 #include "common/errfmt.h"
 
@@ -127,8 +128,8 @@ static bool wanted(const struct eval_opts *o, const char *id)
 
 /* --tasks, then --shard over the remaining order, so every shard sees the
  * same numbering and the shards together are exactly the whole run. */
-static int select_tasks(const struct eval_opts *o, const struct ds_set *ds,
-			const struct ds_task ***out, size_t *n, char *err, size_t errlen)
+int eval_select_tasks(const struct eval_opts *o, const struct ds_set *ds,
+		      const struct ds_task ***out, size_t *n, char *err, size_t errlen)
 {
 	if (o->tasks) {
 		char missing[512] = "";
@@ -244,8 +245,8 @@ static void *worker(void *arg)
  * not have, and sbx-http-bridge passes its refusal on): the run goes on
  * when --jobs is given, with {} as the answer. NULL with *status and err
  * when it cannot. */
-static json_t *daemon_ping(const char *sock, const struct sbx_retry *retry, bool need_workers,
-			   int *status, char *err, size_t errlen)
+json_t *eval_daemon_ping(const char *sock, const struct sbx_retry *retry, bool need_workers,
+			 int *status, char *err, size_t errlen)
 {
 	*status = EVAL_UNREACHABLE;
 	struct sbx_conn *conn = sbx_connect(sock, err, errlen);
@@ -301,7 +302,8 @@ static int run_workers(struct eval_ctx *c, int jobs)
 
 /* --- outputs --------------------------------------------------------------------------- */
 
-static int write_summary(const char *turns_path, const char *dir, char *err, size_t errlen)
+static int write_summary(const char *turns_path, const char *dir, const json_t *refsum, char *err,
+			 size_t errlen)
 {
 	struct score_table t;
 	const char *paths[] = {turns_path};
@@ -309,6 +311,13 @@ static int write_summary(const char *turns_path, const char *dir, char *err, siz
 		return -1;
 	score_finish(&t);
 	json_t *j = score_to_json(&t);
+	size_t scored = reference_scored(&t);
+	/* How many tasks the numbers are over, and which were left out. */
+	if (j && (json_object_set_new(j, "tasks_scored", json_integer((json_int_t)scored)) < 0 ||
+		  (refsum && json_object_set(j, "reference", (json_t *)refsum) < 0))) {
+		json_decref(j);
+		j = NULL;
+	}
 	char path[4096], tmp[4200];
 	snprintf(path, sizeof path, "%s/%s", dir, SUMMARY_FILE);
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -316,15 +325,18 @@ static int write_summary(const char *turns_path, const char *dir, char *err, siz
 	    j && json_dump_file(j, tmp, JSON_INDENT(2)) == 0 && rename(tmp, path) == 0 ? 0 : -1;
 	if (rc < 0)
 		errfmt(err, errlen, "cannot write %s", path);
-	else
+	if (rc == 0) {
 		score_print(&t, stdout);
+		reference_print(refsum, scored, stdout);
+	}
 	json_decref(j);
 	score_free(&t);
 	return rc;
 }
 
 /* traces.jsonl and summary.json from everything turns.jsonl holds now. */
-static int write_outputs(const char *dir, const char *turns_path, char *err, size_t errlen)
+static int write_outputs(const char *dir, const char *turns_path, const json_t *refsum, char *err,
+			 size_t errlen)
 {
 	struct rec_index *ri = ri_load(turns_path, false, stderr, err, errlen);
 	if (!ri)
@@ -335,7 +347,7 @@ static int write_outputs(const char *dir, const char *turns_path, char *err, siz
 	ri_free(ri);
 	if (rc < 0)
 		return -1;
-	return write_summary(turns_path, dir, err, errlen);
+	return write_summary(turns_path, dir, refsum, err, errlen);
 }
 
 /* --- the run ---------------------------------------------------------------------------- */
@@ -347,7 +359,7 @@ static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eva
 	const struct eval_opts *o = c->o;
 	const struct ds_task **tasks = NULL;
 	size_t ntasks = 0;
-	int rc = select_tasks(o, ds, &tasks, &ntasks, err, errlen);
+	int rc = eval_select_tasks(o, ds, &tasks, &ntasks, err, errlen);
 	if (rc == 0)
 		rc = check_references(tasks, ntasks, sets, nsets, !c->static_mode, err, errlen);
 	if (rc == 0 && c->static_mode) {
@@ -368,6 +380,8 @@ static int prepare(struct eval_ctx *c, const struct ds_set *ds, const struct eva
 	/* Only a run that starts says what it is. */
 	if (rc == 0)
 		rc = manifest_write(o->out_dir, c->manifest, err, errlen);
+	if (rc == 0 && o->check_reference)
+		rc = reference_run_eval(c, tasks, ntasks, ping, total, err, errlen);
 	free(tasks);
 	return rc;
 }
@@ -403,9 +417,12 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 	 * `python3 --version`). */
 	gen_cancel_init();
 	gen_cancel_reset();
-	json_t *ping = daemon_ping(o->socket, &o->retry, o->jobs <= 0, &rc, err, errlen);
+	json_t *ping = eval_daemon_ping(o->socket, &o->retry, o->jobs <= 0, &rc, err, errlen);
 	if (!ping)
 		return rc;
+	struct eval_opts with_limits = *o;
+	fmt_limits_opts(&with_limits, ping, "sbx eval");
+	o = &with_limits;
 	struct eval_ctx c = {.o = o,
 			     .log_fd = -1,
 			     .turns = o->turns,
@@ -440,7 +457,7 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 		progress_end(c.prog);
 		/* Even after a failure, what finished is scored and traced; the
 		 * next run with the same --out picks up from there. */
-		rc = write_outputs(o->out_dir, turns_path, err, errlen);
+		rc = write_outputs(o->out_dir, turns_path, c.refsum, err, errlen);
 		if (wrc < 0)
 			rc = stopped(&c, err, errlen);
 	}
@@ -448,6 +465,7 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 		sigaction(SIGINT, &old_int, NULL);
 	json_decref(ping);
 	json_decref(c.manifest);
+	json_decref(c.refsum);
 	if (c.log_fd >= 0)
 		close(c.log_fd);
 	ri_free(c.resume);

@@ -70,6 +70,13 @@ struct eval_opts {
 	/* Continue a run in out_dir even when its manifest.json says it was
 	 * another one (the override is recorded there). */
 	bool force_resume;
+	/* Run every task's reference solution first (reference.h) and leave
+	 * out the tasks whose reference fails here, unless keep_broken. */
+	bool check_reference;
+	bool keep_broken;
+	/* Set by eval_run: the limits that came from the format's defaults
+	 * (fmt_limits.h), a mask of proto_limit_names indices. */
+	unsigned limits_defaulted;
 };
 
 /* What eval_run returns: 0, or why it did not finish. */

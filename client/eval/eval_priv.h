@@ -133,6 +133,7 @@ struct eval_ctx {
 	size_t errors;	       /* generator and verbal calls that failed */
 	char first_error[768]; /* the first of them, with its stderr's last line */
 	struct progress *prog;
+	json_t *refsum; /* --check-reference: the summary's "reference", or NULL */
 };
 
 /* --- failures (eval_errors.c) ---------------------------------------------- */
@@ -155,6 +156,28 @@ int eval_outdir_prepare(struct eval_ctx *c, const struct ds_task **tasks, size_t
 			const struct eval_setting **sets, size_t nsets, const json_t *ping,
 			const char *turns_path, size_t *total, size_t *done, size_t *solved,
 			char *err, size_t errlen);
+
+/* The daemon's ping answer (eval.c); NULL with *status and err. */
+json_t *eval_daemon_ping(const char *sock, const struct sbx_retry *retry, bool need_workers,
+			 int *status, char *err, size_t errlen);
+/* The tasks --tasks and --shard select, in data set order (eval.c). */
+int eval_select_tasks(const struct eval_opts *o, const struct ds_set *ds,
+		      const struct ds_task ***out, size_t *n, char *err, size_t errlen);
+/* The format's default limits (fmt_limits.h) for those o leaves unset,
+ * within the daemon's memory budget (ping); o->limits_defaulted says
+ * which, and who ("sbx eval") prints the limits used on stderr. */
+void fmt_limits_opts(struct eval_opts *o, const json_t *ping, const char *who);
+
+/* --- reference checks (reference_run.c) ----------------------------------- */
+/* Each task's reference record (reference.h), checking those that
+ * out_dir/reference.jsonl lacks with jobs connections; new reference by
+ * task id, or NULL with *status (enum eval_status) and err. */
+json_t *reference_run_check(const struct eval_opts *o, const struct ds_task **tasks, size_t n,
+			    const json_t *ping, int jobs, int *status, char *err, size_t errlen);
+/* --check-reference in `sbx eval`: the check, c->refsum, and the broken
+ * tasks' items dropped unless --keep-broken (*total less them). */
+int reference_run_eval(struct eval_ctx *c, const struct ds_task **tasks, size_t n,
+		       const json_t *ping, size_t *total, char *err, size_t errlen);
 
 /* Runs one item's remaining turns, appending each record as it finishes,
  * until they are done or the run is stopping. An enum eval_status (with

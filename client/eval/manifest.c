@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/eval/fmt_limits.h"
 #include "client/eval/gen.h"
 #include "common/errfmt.h"
 
@@ -28,7 +29,7 @@
 static const char *const compared[] = {
     "mode",  "dataset.sha256", "dataset.format", "tasks",	   "shard",	"settings",
     "turns", "model",	       "generator",	 "verbal",	   "reference", "always_regenerate",
-    "seed",  "seed_per_task",  "limits",	 "daemon.version", "python",
+    "seed",  "seed_per_task",  "limits",	 "daemon.version", "python",	"reference_check",
 };
 #define NCOMPARED (sizeof compared / sizeof compared[0])
 
@@ -129,6 +130,23 @@ static int cmp_setting(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Which limits the format's defaults gave, and whether (and how) the
+ * references were checked first: left out without --check-reference, so a
+ * manifest of an older sbx compares equal. */
+static json_t *manifest_add_reference(json_t *m, const struct eval_opts *o)
+{
+	json_t *names = m ? fmt_limits_names(o->limits_defaulted) : NULL;
+	int rc = !names || json_object_set_new(m, "limits_defaulted", names) < 0;
+	if (!rc && o->check_reference)
+		rc = json_object_set_new(m, "reference_check",
+					 json_pack("{s:b}", "keep_broken", o->keep_broken)) < 0;
+	if (rc) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
+}
+
 json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **sets, size_t nsets,
 		       const json_t *ping, const char *dataset_sha256)
 {
@@ -151,19 +169,20 @@ json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **se
 	json_t *ping_copy = json_deep_copy(ping);
 	json_object_del(ping_copy, "id");
 	/* The verbal command matters only where a setting asks it. */
-	return json_pack("{s:i, s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:o, s:i, s:s, s:s, s:s?, s:s?, "
-			 "s:b, s:I, s:b, "
-			 "s:o, s:i, s:o, s:o}",
-			 "manifest_version", MANIFEST_VERSION, "mode",
-			 o->reference ? "static" : "live", "dataset", "path", o->dataset, "sha256",
-			 dataset_sha256, "format", ds_format_name(o->format), "tasks", task_list(o),
-			 "shard", shard, "settings", names, "turns", o->turns, "model",
-			 o->model && *o->model ? o->model : "unknown", "generator", o->generator,
-			 "verbal", verbal ? o->verbal : NULL, "reference", o->reference,
-			 "always_regenerate", o->always_regenerate, "seed",
-			 (json_int_t)(o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED), "seed_per_task",
-			 o->seed < 0, "limits", limits, "gen_timeout_ms", o->gen_timeout_ms,
-			 "daemon", ping_copy ? ping_copy : json_null(), "python", python_version());
+	json_t *m = json_pack(
+	    "{s:i, s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:o, s:i, s:s, s:s, s:s?, s:s?, "
+	    "s:b, s:I, s:b, "
+	    "s:o, s:i, s:o, s:o}",
+	    "manifest_version", MANIFEST_VERSION, "mode", o->reference ? "static" : "live",
+	    "dataset", "path", o->dataset, "sha256", dataset_sha256, "format",
+	    ds_format_name(o->format), "tasks", task_list(o), "shard", shard, "settings", names,
+	    "turns", o->turns, "model", o->model && *o->model ? o->model : "unknown", "generator",
+	    o->generator, "verbal", verbal ? o->verbal : NULL, "reference", o->reference,
+	    "always_regenerate", o->always_regenerate, "seed",
+	    (json_int_t)(o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED), "seed_per_task", o->seed < 0,
+	    "limits", limits, "gen_timeout_ms", o->gen_timeout_ms, "daemon",
+	    ping_copy ? ping_copy : json_null(), "python", python_version());
+	return manifest_add_reference(m, o);
 }
 
 json_t *manifest_load(const char *dir, bool *absent, char *err, size_t errlen)

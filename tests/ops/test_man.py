@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The man pages (docs/man/): each renders with man(1) without a single
 warning, and every flag of `sandboxd --help`, every `sbx` subcommand and
-flag (of `sbx --help`, `sbx eval --help`, `sbx score --help`, `sbx report
---help`) and the HTTP
+flag (of `sbx --help`, `sbx eval --help`, `sbx check-reference --help`,
+`sbx score --help`, `sbx report --help`) and the HTTP
 front's flags appear in the page that documents them, so a flag added to a
 program and not to its page fails here. Each check has a control showing it
 can fail. Environment: SBX_BUILD (default build); the tree's root is the cwd.
@@ -78,14 +78,15 @@ class FlagsDocumented(unittest.TestCase):
 
     def test_sbx_subcommands_and_flags(self):
         top = help_text(BUILD + "/sbx", "--help")
-        subs = set(re.findall(r"^\s*(?:usage:)?\s*sbx (?:\[--[a-z-]+ [A-Z]+\] )*([a-z]+)", top,
-                              re.M))
-        self.assertEqual(subs, {"ping", "run", "eval", "score", "report"})
+        subs = set(re.findall(r"^\s*(?:usage:)?\s*sbx (?:\[--[a-z-]+ [A-Z]+\] )*([a-z][a-z-]*)",
+                              top, re.M))
+        self.assertEqual(subs, {"ping", "run", "eval", "check-reference", "score", "report"})
         text = page_text("sbx.1")
         for s in sorted(subs):
             self.assertRegex(text, r"\.B %s\b|\.B sbx %s\b" % (s, s), "subcommand " + s)
         flags = set(FLAG.findall(top))
         flags |= set(FLAG.findall(help_text(BUILD + "/sbx", "eval", "--help")))
+        flags |= set(FLAG.findall(help_text(BUILD + "/sbx", "check-reference", "--help")))
         flags |= set(FLAG.findall(help_text(BUILD + "/sbx", "score", "--help")))
         flags |= set(FLAG.findall(help_text(BUILD + "/sbx", "report", "--help")))
         self.assertIn("--shard", flags)
