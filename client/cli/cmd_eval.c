@@ -24,7 +24,7 @@ static void eval_usage(FILE *f)
 		"           [--model NAME] [--gen-timeout SEC] [--cpu SEC] [--wall SEC]\n"
 		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
 		"           [--max-errors RATE|N] [--retry-errors | --no-retry-errors]\n"
-		"           [--force-resume]\n"
+		"           [--force-resume] [--show-expected | --expected-visible N]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
@@ -36,6 +36,8 @@ static void eval_usage(FILE *f)
 		"the default) or kept (--no-retry-errors). --out gets a manifest.json (data set\n"
 		"hash, settings, model, commands, seed, limits, daemon, Python); a resume whose\n"
 		"manifest differs is refused, naming the keys, unless --force-resume (recorded).\n"
+		"stdio feedback hides each case's expected output past its first N characters\n"
+		"(--expected-visible N, default 0); --show-expected shows it whole.\n"
 		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
 		"Ctrl-C stops the run and prints how to resume.\n"
 		"Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
@@ -191,6 +193,10 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 			o.force_resume = true;
 			continue;
 		}
+		if (strcmp(a, "--show-expected") == 0) {
+			o.show_expected = true;
+			continue;
+		}
 		if (strcmp(a, "--retry-errors") == 0 || strcmp(a, "--no-retry-errors") == 0) {
 			o.retry_errors = a[2] == 'r';
 			continue;
@@ -259,6 +265,9 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 						"or a whole number\n");
 				goto bad;
 			}
+		} else if (strcmp(a, "--expected-visible") == 0 &&
+			   num_parse_long(v, 0, PROTO_VISIBLE_CHARS_MAX, &n) == 0) {
+			o.expected_visible = n;
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
 		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {

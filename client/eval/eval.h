@@ -70,6 +70,13 @@ struct eval_opts {
 	/* Continue a run in out_dir even when its manifest.json says it was
 	 * another one (the override is recorded there). */
 	bool force_resume;
+	/* stdio tasks: the feedback text hides each case's expected output
+	 * past its first expected_visible chars (protocol expected_output
+	 * "hide"), so a model cannot copy answers into its code; show_expected
+	 * shows them whole (--show-expected). expected_visible -1: not given
+	 * (0). */
+	bool show_expected;
+	long expected_visible;
 };
 
 /* What eval_run returns: 0, or why it did not finish. */

@@ -237,6 +237,15 @@ static json_t *test_request(const struct eval_ctx *c, const struct eval_item *it
 	int rc = 0;
 	if (t->entry_point)
 		rc |= json_object_set_new(req, F_ENTRY_POINT, json_string(t->entry_point));
+	/* A model in this loop could copy a case's expected output into its
+	 * code: stdio feedback hides it unless asked (the daemon's default
+	 * shows it). */
+	if (t->test_format == FMT_STDIO && !o->show_expected) {
+		rc |= json_object_set_new(req, F_EXPECTED_OUTPUT, json_string(EXPECTED_HIDE));
+		rc |= json_object_set_new(
+		    req, F_EXPECTED_VISIBLE_CHARS,
+		    json_integer(o->expected_visible > 0 ? o->expected_visible : 0));
+	}
 	/* Per task, so a task's runs do not depend on the order, the shard or
 	 * the other tasks of the run. */
 	rc |= json_object_set_new(req, F_SEED,

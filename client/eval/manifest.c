@@ -26,9 +26,25 @@
  * content is), the model command's timeout, the daemon's worker count and
  * load, and the times. */
 static const char *const compared[] = {
-    "mode",  "dataset.sha256", "dataset.format", "tasks",	   "shard",	"settings",
-    "turns", "model",	       "generator",	 "verbal",	   "reference", "always_regenerate",
-    "seed",  "seed_per_task",  "limits",	 "daemon.version", "python",
+    "mode",
+    "dataset.sha256",
+    "dataset.format",
+    "tasks",
+    "shard",
+    "settings",
+    "turns",
+    "model",
+    "generator",
+    "verbal",
+    "reference",
+    "always_regenerate",
+    "seed",
+    "seed_per_task",
+    "limits",
+    "daemon.version",
+    "python",
+    "expected_output",
+    "expected_visible_chars",
 };
 #define NCOMPARED (sizeof compared / sizeof compared[0])
 
@@ -151,19 +167,32 @@ json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **se
 	json_t *ping_copy = json_deep_copy(ping);
 	json_object_del(ping_copy, "id");
 	/* The verbal command matters only where a setting asks it. */
-	return json_pack("{s:i, s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:o, s:i, s:s, s:s, s:s?, s:s?, "
-			 "s:b, s:I, s:b, "
-			 "s:o, s:i, s:o, s:o}",
-			 "manifest_version", MANIFEST_VERSION, "mode",
-			 o->reference ? "static" : "live", "dataset", "path", o->dataset, "sha256",
-			 dataset_sha256, "format", ds_format_name(o->format), "tasks", task_list(o),
-			 "shard", shard, "settings", names, "turns", o->turns, "model",
-			 o->model && *o->model ? o->model : "unknown", "generator", o->generator,
-			 "verbal", verbal ? o->verbal : NULL, "reference", o->reference,
-			 "always_regenerate", o->always_regenerate, "seed",
-			 (json_int_t)(o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED), "seed_per_task",
-			 o->seed < 0, "limits", limits, "gen_timeout_ms", o->gen_timeout_ms,
-			 "daemon", ping_copy ? ping_copy : json_null(), "python", python_version());
+	json_t *m = json_pack(
+	    "{s:i, s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:o, s:i, s:s, s:s, s:s?, s:s?, "
+	    "s:b, s:I, s:b, "
+	    "s:o, s:i, s:o, s:o}",
+	    "manifest_version", MANIFEST_VERSION, "mode", o->reference ? "static" : "live",
+	    "dataset", "path", o->dataset, "sha256", dataset_sha256, "format",
+	    ds_format_name(o->format), "tasks", task_list(o), "shard", shard, "settings", names,
+	    "turns", o->turns, "model", o->model && *o->model ? o->model : "unknown", "generator",
+	    o->generator, "verbal", verbal ? o->verbal : NULL, "reference", o->reference,
+	    "always_regenerate", o->always_regenerate, "seed",
+	    (json_int_t)(o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED), "seed_per_task", o->seed < 0,
+	    "limits", limits, "gen_timeout_ms", o->gen_timeout_ms, "daemon",
+	    ping_copy ? ping_copy : json_null(), "python", python_version());
+	/* What stdio feedback shows of expected outputs decides what the model
+	 * can act on (recorded for every format; only stdio uses it). */
+	if (m &&
+	    (json_object_set_new(m, "expected_output",
+				 json_string(o->show_expected ? EXPECTED_SHOW : EXPECTED_HIDE)) ||
+	     json_object_set_new(m, "expected_visible_chars",
+				 json_integer(o->show_expected		? 0
+					      : o->expected_visible > 0 ? o->expected_visible
+									: 0)))) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
 }
 
 json_t *manifest_load(const char *dir, bool *absent, char *err, size_t errlen)
