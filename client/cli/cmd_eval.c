@@ -25,6 +25,7 @@ static void eval_usage(FILE *f)
 		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
 		"           [--max-errors RATE|N] [--retry-errors | --no-retry-errors]\n"
 		"           [--force-resume] [--show-expected | --expected-visible N]\n"
+		"           [--partial-mode fixed|convcodeworld]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
@@ -38,6 +39,8 @@ static void eval_usage(FILE *f)
 		"manifest differs is refused, naming the keys, unless --force-resume (recorded).\n"
 		"stdio feedback hides each case's expected output past its first N characters\n"
 		"(--expected-visible N, default 0); --show-expected shows it whole.\n"
+		"EF_UNIT settings show failures among the first 3 test methods; --partial-mode\n"
+		"convcodeworld counts ConvCodeWorld's way (first 3 defs, setUp and helpers too).\n"
 		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
 		"Ctrl-C stops the run and prints how to resume.\n"
 		"Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
@@ -268,6 +271,15 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 		} else if (strcmp(a, "--expected-visible") == 0 &&
 			   num_parse_long(v, 0, PROTO_VISIBLE_CHARS_MAX, &n) == 0) {
 			o.expected_visible = n;
+		} else if (strcmp(a, "--partial-mode") == 0) {
+			if (strcmp(v, PARTIAL_MODE_FIXED) != 0 &&
+			    strcmp(v, PARTIAL_MODE_CONVCODEWORLD) != 0) {
+				fprintf(stderr, "sbx eval: --partial-mode wants %s or %s\n",
+					PARTIAL_MODE_FIXED, PARTIAL_MODE_CONVCODEWORLD);
+				goto bad;
+			}
+			o.partial_mode =
+			    strcmp(v, PARTIAL_MODE_FIXED) == 0 ? PM_FIXED : PM_CONVCODEWORLD;
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
 		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {

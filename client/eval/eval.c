@@ -95,6 +95,13 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 	if (o->expected_visible > PROTO_VISIBLE_CHARS_MAX)
 		return errfmt(err, errlen, "--expected-visible must be 0..%d",
 			      PROTO_VISIBLE_CHARS_MAX);
+	/* ConvCodeWorld's rule counts the method definitions of a unittest
+	 * suite: only BigCodeBench tasks have one. */
+	if (o->partial_mode == PM_CONVCODEWORLD && o->format != DS_BIGCODEBENCH)
+		return errfmt(err, errlen,
+			      "--partial-mode %s needs unittest suites (--format bigcodebench), "
+			      "not %s",
+			      PARTIAL_MODE_CONVCODEWORLD, ds_format_name(o->format));
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) == 0)
 			return errfmt(err, errlen, "limit %s must be positive",

@@ -77,6 +77,11 @@ struct eval_opts {
 	 * (0). */
 	bool show_expected;
 	long expected_visible;
+	/* Which tests EF_UNIT settings show: the fixed rule (the first 3 test
+	 * methods) or ConvCodeWorld's own (--partial-mode convcodeworld: the
+	 * first 3 method definitions, setUp and helpers included), for scores
+	 * comparable with its published ones. */
+	enum proto_partial_mode partial_mode;
 };
 
 /* What eval_run returns: 0, or why it did not finish. */

@@ -237,6 +237,10 @@ static json_t *test_request(const struct eval_ctx *c, const struct eval_item *it
 	int rc = 0;
 	if (t->entry_point)
 		rc |= json_object_set_new(req, F_ENTRY_POINT, json_string(t->entry_point));
+	if (o->partial_mode == PM_CONVCODEWORLD && cov == COV_PARTIAL &&
+	    t->test_format == FMT_UNITTEST)
+		rc |= json_object_set_new(req, F_PARTIAL_MODE,
+					  json_string(PARTIAL_MODE_CONVCODEWORLD));
 	/* A model in this loop could copy a case's expected output into its
 	 * code: stdio feedback hides it unless asked (the daemon's default
 	 * shows it). */

@@ -45,6 +45,7 @@ static const char *const compared[] = {
     "python",
     "expected_output",
     "expected_visible_chars",
+    "partial_mode",
 };
 #define NCOMPARED (sizeof compared / sizeof compared[0])
 
@@ -185,6 +186,10 @@ json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **se
 	if (m &&
 	    (json_object_set_new(m, "expected_output",
 				 json_string(o->show_expected ? EXPECTED_SHOW : EXPECTED_HIDE)) ||
+	     json_object_set_new(m, "partial_mode",
+				 json_string(o->partial_mode == PM_CONVCODEWORLD
+						 ? PARTIAL_MODE_CONVCODEWORLD
+						 : PARTIAL_MODE_FIXED)) ||
 	     json_object_set_new(m, "expected_visible_chars",
 				 json_integer(o->show_expected		? 0
 					      : o->expected_visible > 0 ? o->expected_visible
