@@ -1,7 +1,8 @@
 /* Integration tests of what `sbx eval` (client/eval/) lets the model see,
  * through a real daemon: stdio feedback hides expected outputs unless
  * --show-expected, and the --expected-visible amount; EF_UNIT under
- * --partial-mode fixed and convcodeworld.
+ * --partial-mode fixed and convcodeworld; traces.jsonl (one line per call of
+ * the model, its real messages) checked against docs/traces.schema.json.
  *
  * Run as root from the repository root (make integration), SBX_BUILD naming
  * the build directory. */
@@ -11,7 +12,9 @@
 #include <string.h>
 
 #include "client/eval/eval.h"
+#include "client/eval/eval_priv.h"
 #include "tests/helpers/daemon.h"
+#include "tests/helpers/skip.h"
 #include "tests/helpers/evalenv.h"
 #include "tests/helpers/tcheck.h"
 #include "tests/helpers/tmain.h"
@@ -188,12 +191,132 @@ START_TEST(test_partial_mode)
 }
 END_TEST
 
+/* tests/eval/check_traces.py on a traces file: its exit status (77: no
+ * python3-jsonschema), its output in out. */
+static int check_schema(const char *traces, char *out, size_t len)
+{
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd,
+		 "/usr/bin/python3 tests/eval/check_traces.py docs/traces.schema.json %s 2>&1",
+		 traces);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The trace of (task, setting, turn), or NULL. */
+static json_t *trace_at(const json_t *tr, const char *task, const char *setting, int turn)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(tr, i, t)
+	{
+		if (streq(sget(t, "task"), task) && streq(sget(t, "setting"), setting) &&
+		    json_integer_value(json_object_get(t, "turn")) == turn)
+			return t;
+	}
+	return NULL;
+}
+
+static const char *msg_at(const json_t *t, size_t i, const char *k)
+{
+	return sget(json_array_get(json_object_get(t, "conversations"), i), k);
+}
+
+START_TEST(test_traces_schema)
+{
+	struct env e;
+	env_start(&e);
+	struct eval_opts o;
+	const char *out = sub(&e, "traces");
+	/* double passes at once (later turns carried), negate's generator fails
+	 * at turn 1, the others stay wrong; CF carries compiled code. */
+	opts(&o, &e, out, "t/double=right,t/negate=fail-turn1,*=wrong", 2, "CF", "CF_EF_FULL",
+	     NULL);
+	run_ok(&o);
+	char tp[600], msg[2048];
+	snprintf(tp, sizeof tp, "%s/traces.jsonl", out);
+	json_t *tr = load_jsonl(tp), *recs = load_turns(out), *gin = load_jsonl(e.glog);
+	/* One trace per call of the model: every record that has a prompt. */
+	size_t calls = 0, i;
+	json_t *r;
+	json_array_foreach(recs, i, r)
+	{
+		if (!json_is_string(json_object_get(r, "user_message")))
+			continue;
+		calls++;
+		const char *task = sget(r, "task_id"), *set = sget(r, "setting");
+		int turn = (int)json_integer_value(json_object_get(r, "turn"));
+		json_t *t = trace_at(tr, task, set, turn);
+		ck_assert_msg(t, "no trace of %s %s turn %d", task, set, turn);
+		char ep[32];
+		snprintf(ep, sizeof ep, "episode-%d", turn);
+		ck_assert_str_eq(sget(t, "episode"), ep);
+		ck_assert_str_eq(sget(t, "trace_source"), "sbx-eval/live");
+		ck_assert_str_eq(sget(t, "date"), sget(r, "time"));
+		/* The real messages of that call: the system message the generator
+		 * was given, the prompt it got, and its answer. */
+		json_t *g = find(gin, set, task, turn);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_str_eq(msg_at(t, 0, "role"), "system");
+		ck_assert_str_eq(msg_at(t, 0, "content"), eval_system_prompt());
+		ck_assert_str_eq(msg_at(t, 0, "content"), sget(g, "system_prompt"));
+		ck_assert_str_eq(msg_at(t, 1, "role"), "user");
+		ck_assert_str_eq(msg_at(t, 1, "content"), sget(r, "user_message"));
+		if (json_is_string(json_object_get(r, "generator_error"))) {
+			ck_assert_uint_eq(json_array_size(json_object_get(t, "conversations")), 2);
+			ck_assert_str_eq(sget(t, "result"), "generator_error");
+			ck_assert_str_eq(sget(t, "error"), sget(r, "generator_error"));
+		} else {
+			ck_assert_uint_eq(json_array_size(json_object_get(t, "conversations")), 3);
+			ck_assert_str_eq(msg_at(t, 2, "role"), "assistant");
+			ck_assert_str_eq(msg_at(t, 2, "content"), sget(r, "assistant_message"));
+			ck_assert_str_eq(sget(t, "result"), sget(r, "verdict"));
+			ck_assert(!json_object_get(t, "error"));
+		}
+	}
+	ck_assert_uint_eq(json_array_size(tr), calls);
+	/* Not a chain: turn 1's conversation holds only turn 1's prompt. */
+	json_t *w1 = trace_at(tr, "t/inc", "CF_EF_FULL", 1);
+	ck_assert_ptr_nonnull(w1);
+	ck_assert_ptr_nonnull(strstr(msg_at(w1, 1, "content"), "## Execution feedback"));
+	ck_assert_ptr_null(trace_at(tr, "t/double", "CF_EF_FULL", 1)); /* carried */
+	ck_assert_str_eq(sget(trace_at(tr, "t/negate", "CF_EF_FULL", 1), "result"),
+			 "generator_error");
+	json_decref(gin);
+	json_decref(recs);
+
+	/* The file against the schema, and the check shown able to fail: a
+	 * line without trace_source. */
+	int rc = check_schema(tp, msg, sizeof msg);
+	if (rc == 77) {
+		json_decref(tr);
+		env_end(&e);
+		SKIP_TEST("%s", msg);
+	}
+	ck_assert_msg(rc == 0, "traces.jsonl does not follow docs/traces.schema.json: %s", msg);
+	json_t *bad = json_deep_copy(json_array_get(tr, 0));
+	json_object_del(bad, "trace_source");
+	const char *bp = sub(&e, "bad.jsonl");
+	ck_assert_int_eq(json_dump_file(bad, bp, JSON_COMPACT), 0);
+	rc = check_schema(bp, msg, sizeof msg);
+	ck_assert_msg(rc == 1 && strstr(msg, "trace_source"), "%d: %s", rc, msg);
+	json_decref(bad);
+	json_decref(tr);
+	env_end(&e);
+}
+END_TEST
+
 static Suite *eval_feedback_suite(void)
 {
 	Suite *s = suite_create("eval_feedback");
 	TCase *t = tmain_tcase(s, "eval", 120);
 	tcase_add_test(t, test_stdio_expected_hidden_by_default);
 	tcase_add_test(t, test_partial_mode);
+	tcase_add_test(t, test_traces_schema);
 	return s;
 }
 
