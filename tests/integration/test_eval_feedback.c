@@ -310,6 +310,68 @@ START_TEST(test_traces_schema)
 }
 END_TEST
 
+/* The command line: the flags reach the manifest, and bad values are usage
+ * errors (exit 2) that run nothing. */
+START_TEST(test_cli_flags)
+{
+	struct env e;
+	env_start(&e);
+	const char *out = sub(&e, "cli");
+	char gen[1024];
+	snprintf(gen, sizeof gen, "%s %s wrong", FAKE_GEN, e.glog);
+	const char *args[] = {"--socket",
+			      e.d.sock,
+			      "eval",
+			      "--dataset",
+			      TASKS,
+			      "--format",
+			      "bigcodebench",
+			      "--generator",
+			      gen,
+			      "--setting",
+			      "CF_EF_UNIT",
+			      "--turns",
+			      "0",
+			      "--out",
+			      out,
+			      "--no-progress",
+			      "--partial-mode",
+			      "convcodeworld",
+			      "--expected-visible",
+			      "5",
+			      NULL};
+	char *so, *se;
+	int rc = cli_run(&e, args, &so, &se);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, se);
+	free(so);
+	free(se);
+	char p[600];
+	snprintf(p, sizeof p, "%s/manifest.json", out);
+	json_t *m = json_load_file(p, 0, NULL);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(sget(m, "partial_mode"), "convcodeworld");
+	ck_assert_str_eq(sget(m, "expected_output"), "hide");
+	ck_assert_int_eq(json_integer_value(json_object_get(m, "expected_visible_chars")), 5);
+	json_decref(m);
+	static const char *const bad[][2] = {{"--partial-mode", "first3"},
+					     {"--expected-visible", "1001"},
+					     {"--expected-visible", "-1"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *a2[] = {
+		    "--socket",	    e.d.sock,	   "eval",    "--dataset", TASKS, "--format",
+		    "bigcodebench", "--generator", gen,	      "--setting", "CF",  "--out",
+		    sub(&e, "bad"), bad[i][0],	   bad[i][1], NULL};
+		rc = cli_run(&e, a2, &so, &se);
+		ck_assert_msg(rc == 2 && strstr(se, bad[i][0]), "%s %s: exit %d: %s", bad[i][0],
+			      bad[i][1], rc, se);
+		free(so);
+		free(se);
+	}
+	ck_assert(access(sub(&e, "bad"), F_OK) != 0);
+	env_end(&e);
+}
+END_TEST
+
 static Suite *eval_feedback_suite(void)
 {
 	Suite *s = suite_create("eval_feedback");
@@ -317,6 +379,7 @@ static Suite *eval_feedback_suite(void)
 	tcase_add_test(t, test_stdio_expected_hidden_by_default);
 	tcase_add_test(t, test_partial_mode);
 	tcase_add_test(t, test_traces_schema);
+	tcase_add_test(t, test_cli_flags);
 	return s;
 }
 
