@@ -7,7 +7,7 @@ OPT ?= -O2
 PKGS := libseccomp libcap jansson
 DEB_PKGS := gcc make pkg-config libseccomp-dev libcap-dev libjansson-dev check \
 	libsubunit-dev zlib1g-dev python3 socat netcat-openbsd bc man-db groff-base libmicrohttpd-dev \
-	libssl-dev
+	libssl-dev python3-jsonschema
 # What the benchmark tasks (BigCodeBench) import inside the jail.
 PY_PKGS := python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 	python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz

@@ -57,6 +57,15 @@
 #define EXPECTED_SHOW "show"
 #define EXPECTED_HIDE "hide"
 #define PROTO_VISIBLE_CHARS_MAX 1000
+/* Which tests coverage "partial" shows: "fixed" (the default), the first
+ * partial_tests test methods; or "convcodeworld" (unittest only), the
+ * tests among the first partial_tests method definitions of the test
+ * source's classes, setUp and helpers counted, as ConvCodeWorld's
+ * published numbers were computed (docs/eval.md). */
+#define F_PARTIAL_MODE "partial_mode"
+#define PARTIAL_MODE_FIXED "fixed"
+#define PARTIAL_MODE_CONVCODEWORLD "convcodeworld"
+enum proto_partial_mode { PM_FIXED, PM_CONVCODEWORLD };
 
 /* Limit keys (request "limits", response "limits"). */
 #define L_CPU_MS "cpu_ms"
@@ -305,7 +314,8 @@ struct proto_request {
 	size_t ncases;
 	char *entry_point;
 	enum proto_coverage coverage;
-	long partial_tests;	/* default 3 */
+	long partial_tests; /* default 3 */
+	enum proto_partial_mode partial_mode;
 	long test_timeout_ms;	/* -1: none */
 	long long seed;		/* -1: none */
 	double float_tolerance; /* < 0: exact comparison */

@@ -10,10 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const test_fields[] = {F_TESTS,     F_FORMAT,	  F_ENTRY_POINT,
-					  F_COVERAGE,  F_PARTIAL_TESTS,	  F_TEST_TIMEOUT_MS,
-					  F_SEED,      F_FLOAT_TOLERANCE, F_FAIL_FAST,
-					  F_ISOLATION, F_EXPECTED_OUTPUT, F_EXPECTED_VISIBLE_CHARS,
+static const char *const test_fields[] = {F_TESTS,
+					  F_FORMAT,
+					  F_ENTRY_POINT,
+					  F_COVERAGE,
+					  F_PARTIAL_TESTS,
+					  F_TEST_TIMEOUT_MS,
+					  F_SEED,
+					  F_FLOAT_TOLERANCE,
+					  F_FAIL_FAST,
+					  F_ISOLATION,
+					  F_EXPECTED_OUTPUT,
+					  F_EXPECTED_VISIBLE_CHARS,
+					  F_PARTIAL_MODE,
 					  NULL};
 
 bool proto_is_test_field(const char *key)
@@ -134,6 +143,28 @@ static int parse_expected(json_t *root, struct proto_request *r, struct proto_er
 	return 0;
 }
 
+/* partial_mode: ConvCodeWorld's rule counts method definitions in the
+ * test source, which only unittest suites have. */
+static int parse_partial_mode(json_t *root, struct proto_request *r, struct proto_error *err)
+{
+	json_t *pm = json_object_get(root, F_PARTIAL_MODE);
+	if (!pm)
+		return 0;
+	const char *v = json_string_value(pm);
+	if (!v ||
+	    (strcmp(v, PARTIAL_MODE_FIXED) != 0 && strcmp(v, PARTIAL_MODE_CONVCODEWORLD) != 0))
+		return proto_fail(err, E_BAD_REQUEST, "\"%s\" must be %s or %s", F_PARTIAL_MODE,
+				  PARTIAL_MODE_FIXED, PARTIAL_MODE_CONVCODEWORLD);
+	if (strcmp(v, PARTIAL_MODE_CONVCODEWORLD) == 0 && r->format != FMT_UNITTEST)
+		return proto_fail(err, E_BAD_REQUEST,
+				  "\"%s\": \"%s\" counts the methods of a unittest suite's "
+				  "classes; %s has none",
+				  F_PARTIAL_MODE, PARTIAL_MODE_CONVCODEWORLD,
+				  proto_format_name(r->format));
+	r->partial_mode = strcmp(v, PARTIAL_MODE_CONVCODEWORLD) == 0 ? PM_CONVCODEWORLD : PM_FIXED;
+	return 0;
+}
+
 /* The feedback fields: all or nothing, and only in combinations that mean
  * something, so a harness learns of a typo instead of getting a plain run. */
 int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_request *r,
@@ -227,7 +258,7 @@ int proto_parse_tests(json_t *root, const struct proto_bounds *b, struct proto_r
 	if (ff && !json_is_boolean(ff))
 		return proto_fail(err, E_BAD_REQUEST, "\"fail_fast\" must be true or false");
 	r->fail_fast = json_is_true(ff);
-	if (parse_expected(root, r, err) < 0)
+	if (parse_expected(root, r, err) < 0 || parse_partial_mode(root, r, err) < 0)
 		return -1;
 	json_t *iso = json_object_get(root, F_ISOLATION);
 	if (iso) {

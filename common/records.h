@@ -36,6 +36,7 @@
 #define REC_F_TRACEBACK "traceback"
 #define REC_F_DURATION_MS "duration_ms"
 #define REC_F_SUBTEST "subtest"
+#define REC_F_PARTIAL "partial"
 /* Fields of one entry of a compile record's "errors". */
 #define REC_E_TYPE "type"
 #define REC_E_MESSAGE "message"

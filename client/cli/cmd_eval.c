@@ -25,6 +25,8 @@ static void eval_usage(FILE *f)
 		"           [--memory MB] [--no-progress] [--busy-retry SEC]\n"
 		"           [--max-errors RATE|N] [--retry-errors | --no-retry-errors]\n"
 		"           [--force-resume] [--check-reference [--keep-broken]]\n"
+		"           [--show-expected | --expected-visible N]\n"
+		"           [--partial-mode fixed|convcodeworld]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
@@ -36,6 +38,10 @@ static void eval_usage(FILE *f)
 		"the default) or kept (--no-retry-errors). --out gets a manifest.json (data set\n"
 		"hash, settings, model, commands, seed, limits, daemon, Python); a resume whose\n"
 		"manifest differs is refused, naming the keys, unless --force-resume (recorded).\n"
+		"stdio feedback hides each case's expected output past its first N characters\n"
+		"(--expected-visible N, default 0); --show-expected shows it whole.\n"
+		"EF_UNIT settings show failures among the first 3 test methods; --partial-mode\n"
+		"convcodeworld counts ConvCodeWorld's way (first 3 defs, setUp and helpers too).\n"
 		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
 		"Ctrl-C stops the run and prints how to resume.\n"
 		"Without --cpu/--wall/--memory the format's default limits apply (bigcodebench:\n"
@@ -200,6 +206,10 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 			*(a[2] == 'c' ? &o.check_reference : &o.keep_broken) = true;
 			continue;
 		}
+		if (strcmp(a, "--show-expected") == 0) {
+			o.show_expected = true;
+			continue;
+		}
 		if (strcmp(a, "--retry-errors") == 0 || strcmp(a, "--no-retry-errors") == 0) {
 			o.retry_errors = a[2] == 'r';
 			continue;
@@ -268,6 +278,18 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 						"or a whole number\n");
 				goto bad;
 			}
+		} else if (strcmp(a, "--expected-visible") == 0 &&
+			   num_parse_long(v, 0, PROTO_VISIBLE_CHARS_MAX, &n) == 0) {
+			o.expected_visible = n;
+		} else if (strcmp(a, "--partial-mode") == 0) {
+			if (strcmp(v, PARTIAL_MODE_FIXED) != 0 &&
+			    strcmp(v, PARTIAL_MODE_CONVCODEWORLD) != 0) {
+				fprintf(stderr, "sbx eval: --partial-mode wants %s or %s\n",
+					PARTIAL_MODE_FIXED, PARTIAL_MODE_CONVCODEWORLD);
+				goto bad;
+			}
+			o.partial_mode =
+			    strcmp(v, PARTIAL_MODE_FIXED) == 0 ? PM_FIXED : PM_CONVCODEWORLD;
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
 		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {

@@ -69,6 +69,7 @@ void eval_opts_default(struct eval_opts *o)
 	    .max_error_rate = EVAL_MAX_ERROR_RATE,
 	    .max_errors = -1,
 	    .retry_errors = true,
+	    .expected_visible = -1,
 	};
 	sbx_retry_default(&o->retry);
 }
@@ -88,6 +89,20 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 		return errfmt(err, errlen, "--jobs and the generator timeout must be positive");
 	if (!(o->max_error_rate >= 0 && o->max_error_rate <= 1))
 		return errfmt(err, errlen, "--max-errors wants a fraction 0..1 or a count");
+	if (o->show_expected && o->expected_visible >= 0)
+		return errfmt(err, errlen,
+			      "--expected-visible is how much of a hidden expected output "
+			      "shows; --show-expected shows all of it: give one");
+	if (o->expected_visible > PROTO_VISIBLE_CHARS_MAX)
+		return errfmt(err, errlen, "--expected-visible must be 0..%d",
+			      PROTO_VISIBLE_CHARS_MAX);
+	/* ConvCodeWorld's rule counts the method definitions of a unittest
+	 * suite: only BigCodeBench tasks have one. */
+	if (o->partial_mode == PM_CONVCODEWORLD && o->format != DS_BIGCODEBENCH)
+		return errfmt(err, errlen,
+			      "--partial-mode %s needs unittest suites (--format bigcodebench), "
+			      "not %s",
+			      PARTIAL_MODE_CONVCODEWORLD, ds_format_name(o->format));
 	for (int i = 0; i < PROTO_NLIMITS; i++)
 		if (proto_limit_get(&o->limits, i) == 0)
 			return errfmt(err, errlen, "limit %s must be positive",

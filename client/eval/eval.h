@@ -77,6 +77,18 @@ struct eval_opts {
 	/* Set by eval_run: the limits that came from the format's defaults
 	 * (fmt_limits.h), a mask of proto_limit_names indices. */
 	unsigned limits_defaulted;
+	/* stdio tasks: the feedback text hides each case's expected output
+	 * past its first expected_visible chars (protocol expected_output
+	 * "hide"), so a model cannot copy answers into its code; show_expected
+	 * shows them whole (--show-expected). expected_visible -1: not given
+	 * (0). */
+	bool show_expected;
+	long expected_visible;
+	/* Which tests EF_UNIT settings show: the fixed rule (the first 3 test
+	 * methods) or ConvCodeWorld's own (--partial-mode convcodeworld: the
+	 * first 3 method definitions, setUp and helpers included), for scores
+	 * comparable with its published ones. */
+	enum proto_partial_mode partial_mode;
 };
 
 /* What eval_run returns: 0, or why it did not finish. */

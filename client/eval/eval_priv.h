@@ -40,6 +40,7 @@
 #define K_CARRIED "carried"
 #define K_FROM_REF "from_reference"
 #define K_USER_MSG "user_message"
+#define K_SYSTEM_MSG "system_message"
 #define K_ASSISTANT_MSG "assistant_message"
 #define K_TIME "time"
 
@@ -193,5 +194,7 @@ void eval_now_iso(char *buf, size_t len);
 /* The readable prompt a generator input stands for (what the model saw;
  * eval_prompt.c). */
 char *eval_render_prompt(const json_t *input);
+/* The system message the generator is asked to send (eval_prompt.c). */
+const char *eval_system_prompt(void);
 
 #endif

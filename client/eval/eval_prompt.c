@@ -22,6 +22,18 @@ static void section(FILE *f, const char *title, const char *body, bool fenced)
 		fenced ? "\n```" : "");
 }
 
+/* The system message sbx eval asks the generator to send ("system_prompt"
+ * in its input; examples/generators/openai_chat.py sends it as given), so
+ * that the log and the traces can say what the model was told. */
+const char *eval_system_prompt(void)
+{
+	return "You are an expert Python programmer working with a user on a coding task. "
+	       "Write correct, self-contained Python code that does what the task asks. When the "
+	       "user shows you your previous code together with compiler messages, test results "
+	       "or their own comments, find the cause of the problem and fix the code. Always "
+	       "answer with the complete program in a single ```python code block.";
+}
+
 /* examples/generators/openai_chat.py renders the same text byte for byte, so
  * the log's user_message is what that generator sent. */
 char *eval_render_prompt(const json_t *in)

@@ -127,6 +127,7 @@ static int rec_fill(json_t *r, const json_t *src)
 	rc |= json_object_set_new(r, K_VERBAL_ERROR, json_null());
 	rc |= json_object_set_new(r, K_VERBAL_STDERR, json_null());
 	rc |= json_object_set_new(r, K_CARRIED, json_false());
+	rc |= json_object_set_new(r, K_SYSTEM_MSG, json_null());
 	rc |= json_object_set_new(r, K_USER_MSG, json_null());
 	rc |= json_object_set_new(r, K_ASSISTANT_MSG, json_null());
 	return rc ? -1 : 0;
@@ -151,13 +152,13 @@ static json_t *carry(const struct eval_ctx *c, const struct eval_item *it, int t
 static json_t *gen_input(const struct eval_item *it, int turn, const json_t *prev)
 {
 	const struct eval_setting *s = it->set;
-	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "task_id", it->task->id,
-			 "turn", turn, "setting", s->name, "prompt", it->task->prompt,
-			 "entry_point", it->task->entry_point ? it->task->entry_point : "",
-			 "previous_code", prev ? str_or(prev, K_CODE, "") : "",
-			 "compilation_feedback", prev ? fb_get(prev, K_FB_COMP) : "",
-			 "execution_feedback", prev && s->exec ? fb_get(prev, K_FB_EXEC) : "",
-			 "verbal_feedback",
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "task_id",
+			 it->task->id, "turn", turn, "setting", s->name, "system_prompt",
+			 eval_system_prompt(), "prompt", it->task->prompt, "entry_point",
+			 it->task->entry_point ? it->task->entry_point : "", "previous_code",
+			 prev ? str_or(prev, K_CODE, "") : "", "compilation_feedback",
+			 prev ? fb_get(prev, K_FB_COMP) : "", "execution_feedback",
+			 prev && s->exec ? fb_get(prev, K_FB_EXEC) : "", "verbal_feedback",
 			 prev && s->verbal != VERBAL_NONE ? fb_get(prev, K_FB_VERBAL) : "");
 }
 
@@ -237,6 +238,19 @@ static json_t *test_request(const struct eval_ctx *c, const struct eval_item *it
 	int rc = 0;
 	if (t->entry_point)
 		rc |= json_object_set_new(req, F_ENTRY_POINT, json_string(t->entry_point));
+	if (o->partial_mode == PM_CONVCODEWORLD && cov == COV_PARTIAL &&
+	    t->test_format == FMT_UNITTEST)
+		rc |= json_object_set_new(req, F_PARTIAL_MODE,
+					  json_string(PARTIAL_MODE_CONVCODEWORLD));
+	/* A model in this loop could copy a case's expected output into its
+	 * code: stdio feedback hides it unless asked (the daemon's default
+	 * shows it). */
+	if (t->test_format == FMT_STDIO && !o->show_expected) {
+		rc |= json_object_set_new(req, F_EXPECTED_OUTPUT, json_string(EXPECTED_HIDE));
+		rc |= json_object_set_new(
+		    req, F_EXPECTED_VISIBLE_CHARS,
+		    json_integer(o->expected_visible > 0 ? o->expected_visible : 0));
+	}
 	/* Per task, so a task's runs do not depend on the order, the shard or
 	 * the other tasks of the run. */
 	rc |= json_object_set_new(req, F_SEED,
@@ -411,6 +425,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 	}
 	eval_errors_count(c, it, turn, true, answer ? NULL : k.why, k.stderr_tail);
 	json_object_set_new(r, K_GEN_MS, json_integer(k.ms));
+	json_object_set_new(r, K_SYSTEM_MSG, json_string(eval_system_prompt()));
 	json_object_set_new(r, K_USER_MSG, json_string(user));
 	json_object_set_new(r, K_ASSISTANT_MSG, json_string(k.raw ? k.raw : ""));
 	if (!answer) {

@@ -27,9 +27,12 @@
  * content is), the model command's timeout, the daemon's worker count and
  * load, and the times. */
 static const char *const compared[] = {
-    "mode",  "dataset.sha256", "dataset.format", "tasks",	   "shard",	"settings",
-    "turns", "model",	       "generator",	 "verbal",	   "reference", "always_regenerate",
-    "seed",  "seed_per_task",  "limits",	 "daemon.version", "python",	"reference_check",
+    "mode",	    "dataset.sha256",  "dataset.format",  "tasks",
+    "shard",	    "settings",	       "turns",		  "model",
+    "generator",    "verbal",	       "reference",	  "always_regenerate",
+    "seed",	    "seed_per_task",   "limits",	  "daemon.version",
+    "python",	    "reference_check", "expected_output", "expected_visible_chars",
+    "partial_mode",
 };
 #define NCOMPARED (sizeof compared / sizeof compared[0])
 
@@ -182,6 +185,22 @@ json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **se
 	    (json_int_t)(o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED), "seed_per_task", o->seed < 0,
 	    "limits", limits, "gen_timeout_ms", o->gen_timeout_ms, "daemon",
 	    ping_copy ? ping_copy : json_null(), "python", python_version());
+	/* What stdio feedback shows of expected outputs decides what the model
+	 * can act on (recorded for every format; only stdio uses it). */
+	if (m &&
+	    (json_object_set_new(m, "expected_output",
+				 json_string(o->show_expected ? EXPECTED_SHOW : EXPECTED_HIDE)) ||
+	     json_object_set_new(m, "partial_mode",
+				 json_string(o->partial_mode == PM_CONVCODEWORLD
+						 ? PARTIAL_MODE_CONVCODEWORLD
+						 : PARTIAL_MODE_FIXED)) ||
+	     json_object_set_new(m, "expected_visible_chars",
+				 json_integer(o->show_expected		? 0
+					      : o->expected_visible > 0 ? o->expected_visible
+									: 0)))) {
+		json_decref(m);
+		return NULL;
+	}
 	return manifest_add_reference(m, o);
 }
 

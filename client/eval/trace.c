@@ -1,5 +1,6 @@
-/* traces.jsonl: one line per task × setting in the common agent-trace
- * schema, built from an index of the run's turns.jsonl (recindex.c). */
+/* traces.jsonl: one line per call of the model (a turn that asked the
+ * generator) in the common agent-trace schema (docs/traces.schema.json),
+ * built from an index of the run's turns.jsonl (recindex.c). */
 #include "client/eval/eval_priv.h"
 #include "common/errfmt.h"
 
@@ -25,10 +26,16 @@ static json_t *provider_of(const char *model)
 	return json_stringn(model, (size_t)(slash - model));
 }
 
-/* The last turn's feedback as one text, the way `sbx run --explain` shows it. */
-static json_t *verifier_output(const json_t *last)
+/* A turn's feedback as one text, the way `sbx run --explain` shows it. */
+static json_t *verifier_output(const json_t *r)
 {
-	const json_t *fb = json_object_get(last, K_FEEDBACK);
+	const char *failed = json_string_value(json_object_get(r, K_GEN_ERROR));
+	if (failed) {
+		char buf[1024];
+		snprintf(buf, sizeof buf, "No code was run: the generator failed (%s)", failed);
+		return json_string(buf);
+	}
+	const json_t *fb = json_object_get(r, K_FEEDBACK);
 	const char *comp = str_or(fb, K_FB_COMP, ""), *exec = str_or(fb, K_FB_EXEC, "");
 	const char *verbal = str_or(fb, K_FB_VERBAL, "");
 	size_t n = strlen(comp) + strlen(exec) + strlen(verbal) + 256;
@@ -36,7 +43,7 @@ static json_t *verifier_output(const json_t *last)
 	if (!buf)
 		return NULL;
 	int w = snprintf(buf, n, "Verdict: %s\n\n== Compilation feedback ==\n%s\n",
-			 str_or(last, K_VERDICT, "?"), comp);
+			 str_or(r, K_VERDICT, "?"), comp);
 	if (*exec)
 		w += snprintf(buf + w, n - (size_t)w, "\n== Execution feedback ==\n%s\n", exec);
 	if (*verbal)
@@ -48,60 +55,73 @@ static json_t *verifier_output(const json_t *last)
 
 static int add_message(json_t *conv, const char *role, const char *content)
 {
-	json_t *m = json_pack("{s:s, s:s}", "role", role, "content", content ? content : "");
+	json_t *m = json_pack("{s:s, s:s}", "role", role, "content", content);
 	return m ? json_array_append_new(conv, m) : -1;
 }
 
-/* The answer of a turn whose generator failed: no message (an empty one
- * would read as the model's), but the mark and the reason. */
-static int add_failed(json_t *conv, const char *why)
+/* What was sent to the model in this one call and what it answered: each
+ * turn's prompt holds the task, the previous code and its feedback, so a
+ * turn is a conversation of its own, never a continuation of the last. A
+ * failed call has no answer: its conversation ends with the user message
+ * (an empty answer would read as the model's). Records of an older sbx
+ * have no system message. */
+static json_t *conversation_of(const json_t *r)
 {
-	json_t *m = json_pack("{s:s, s:n, s:b, s:s}", "role", "assistant", "content", "failed", 1,
-			      "error", why);
-	return m ? json_array_append_new(conv, m) : -1;
+	json_t *conv = json_array();
+	const char *sys = json_string_value(json_object_get(r, K_SYSTEM_MSG));
+	int rc = conv ? 0 : -1;
+	if (rc == 0 && sys)
+		rc = add_message(conv, "system", sys);
+	if (rc == 0)
+		rc = add_message(conv, "user", str_or(r, K_USER_MSG, ""));
+	if (rc == 0 && !json_is_string(json_object_get(r, K_GEN_ERROR)))
+		rc = add_message(conv, "assistant", str_or(r, K_ASSISTANT_MSG, ""));
+	if (rc < 0) {
+		json_decref(conv);
+		return NULL;
+	}
+	return conv;
 }
 
-/* One trace line for one task × setting, from its records in turn order. */
-static json_t *trace_of(const struct rec_index *ri, const char *setting, const char *task)
+/* One trace line for one turn that asked the model (a record with a
+ * user_message), or NULL. */
+static json_t *trace_of(const json_t *r, const char *setting, const char *task, int turn)
 {
-	json_t *conv = json_array(), *first = NULL, *last = NULL;
-	json_int_t first_pass = -1;
+	const char *model = str_or(r, K_MODEL, "unknown");
+	const char *failed = json_string_value(json_object_get(r, K_GEN_ERROR));
+	char trial[1024], episode[32], source[32];
+	snprintf(trial, sizeof trial, "%s__%s", task, setting);
+	snprintf(episode, sizeof episode, "episode-%d", turn);
+	snprintf(source, sizeof source, "sbx-eval/%s", str_or(r, K_MODE, MODE_LIVE));
+	return json_pack(
+	    "{s:o, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:i, s:o*}",
+	    "conversations", conversation_of(r), "agent", "sbx-eval", "model", model,
+	    "model_provider", provider_of(model), "date", str_or(r, K_TIME, ""), "task", task,
+	    "episode", episode, "run_id", str_or(r, K_RUN_ID, ""), "trial_name", trial, "result",
+	    failed ? "generator_error" : str_or(r, K_VERDICT, "error"), "verifier_output",
+	    verifier_output(r), "trace_source", source, "setting", setting, "turn", turn, "error",
+	    failed ? json_string(failed) : NULL);
+}
+
+/* The lines of one task × setting, in turn order. */
+static int trace_item(const struct rec_index *ri, const char *setting, const char *task, FILE *f)
+{
 	json_t *r;
-	for (int t = 0; conv && (r = ri_get(ri, setting, task, t)); t++) {
-		if (!json_is_true(json_object_get(r, K_CARRIED)) &&
-		    json_is_string(json_object_get(r, K_USER_MSG))) {
-			const char *failed = json_string_value(json_object_get(r, K_GEN_ERROR));
-			add_message(conv, "user", str_or(r, K_USER_MSG, ""));
-			if (failed)
-				add_failed(conv, failed);
-			else
-				add_message(conv, "assistant", str_or(r, K_ASSISTANT_MSG, ""));
-		}
-		if (first_pass < 0 && strcmp(str_or(r, K_VERDICT, ""), "pass") == 0)
-			first_pass = t;
-		if (!first)
-			first = json_incref(r);
-		json_decref(last);
-		last = r;
+	int rc = 0;
+	for (int t = 0; rc == 0 && (r = ri_get(ri, setting, task, t)); t++) {
+		json_t *tr = json_is_true(json_object_get(r, K_CARRIED)) ||
+				     !json_is_string(json_object_get(r, K_USER_MSG))
+				 ? NULL
+				 : trace_of(r, setting, task, t);
+		if (tr)
+			rc = json_dumpf(tr, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF ? 0 : -1;
+		else if (json_is_string(json_object_get(r, K_USER_MSG)) &&
+			 !json_is_true(json_object_get(r, K_CARRIED)))
+			rc = -1; /* out of memory: no trace file rather than a short one */
+		json_decref(tr);
+		json_decref(r);
 	}
-	json_t *tr = NULL;
-	if (conv && first && last) {
-		const char *model = str_or(first, K_MODEL, "unknown");
-		char trial[1024];
-		snprintf(trial, sizeof trial, "%s__%s", task, setting);
-		tr = json_pack(
-		    "{s:O, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:{s:b, s:o, s:s}, s:o}",
-		    "conversations", conv, "agent", "sbx-eval", "model", model, "model_provider",
-		    provider_of(model), "date", str_or(first, K_TIME, ""), "task", task, "episode",
-		    setting, "run_id", str_or(first, K_RUN_ID, ""), "trial_name", trial, "result",
-		    "solved", first_pass >= 0, "first_pass_turn",
-		    first_pass >= 0 ? json_integer(first_pass) : json_null(), "verdict",
-		    str_or(last, K_VERDICT, ""), "verifier_output", verifier_output(last));
-	}
-	json_decref(conv);
-	json_decref(first);
-	json_decref(last);
-	return tr;
+	return rc;
 }
 
 int trace_write(const struct rec_index *ri, const char *path, char *err, size_t errlen)
@@ -115,11 +135,7 @@ int trace_write(const struct rec_index *ri, const char *path, char *err, size_t 
 	for (size_t i = 0; rc == 0 && i < ri_items(ri); i++) {
 		const char *setting, *task;
 		ri_item_key(ri, i, &setting, &task);
-		json_t *tr = trace_of(ri, setting, task);
-		if (!tr)
-			continue; /* an item with no turn-0 record has nothing to show */
-		rc = json_dumpf(tr, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF ? 0 : -1;
-		json_decref(tr);
+		rc = trace_item(ri, setting, task, f);
 	}
 	/* Whole or not at all: the old traces stay until the new ones are on disk. */
 	bool ok = rc == 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;

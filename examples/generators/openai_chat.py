@@ -14,8 +14,9 @@ answer; `sbx eval` takes the first ```python block of it as the code.
 --dry-run prints the request it would send instead of sending it.
 
 The user message is rendered exactly as `sbx eval` renders it into the
-turn's "user_message" (client/eval_turn.c, eval_render_prompt), so the log
-shows what this generator sent. Only the Python standard library is used.
+turn's "user_message" (client/eval_turn.c, eval_render_prompt), and the
+system message is the input's "system_prompt" (the turn's
+"system_message"), so the log shows what this generator sent. Only the Python standard library is used.
 """
 import json
 import os
@@ -89,7 +90,9 @@ def chat(body):
 def request_body(req):
     body = {
         "model": os.environ.get("SBX_MODEL", ""),
-        "messages": [{"role": "system", "content": SYSTEM},
+        # sbx eval says which system message to send (and logs it as the
+        # turn's system_message); SYSTEM is the same text, for older inputs.
+        "messages": [{"role": "system", "content": req.get("system_prompt") or SYSTEM},
                      {"role": "user", "content": render_prompt(req)}],
         "temperature": float(os.environ.get("SBX_TEMPERATURE", "0")),
     }

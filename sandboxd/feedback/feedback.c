@@ -138,6 +138,25 @@ static bool plan_names_ok(json_t *tests)
 	return ok;
 }
 
+/* The plan's "partial": planned names only, no more of them than tests
+ * (names repeat at most as often as the plan has tests). */
+static bool mark_partial(struct fb_run *f, json_t *partial)
+{
+	size_t i;
+	json_t *v;
+	if (!json_is_array(partial) || json_array_size(partial) > f->ntests)
+		return false;
+	json_array_foreach(partial, i, v)
+	{
+		int k = json_is_string(v) ? find_test(f, json_string_value(v)) : -1;
+		if (k < 0)
+			return false;
+		f->tests[k].partial = true;
+	}
+	f->have_partial = true;
+	return true;
+}
+
 static bool on_plan(struct fb_run *f, json_t *o)
 {
 	json_t *tests = json_object_get(o, REC_F_TESTS), *v;
@@ -160,6 +179,10 @@ static bool on_plan(struct fb_run *f, json_t *o)
 		}
 		f->tests[f->ntests - 1].outcome = -1;
 		f->tests[f->ntests - 1].started = false;
+	}
+	if (f->want_partial && !mark_partial(f, json_object_get(o, REC_F_PARTIAL))) {
+		drop_tests(f, n0);
+		return false;
 	}
 	f->have_plan = true;
 	return true;

@@ -26,6 +26,7 @@ struct fb_test {
 	char *expected, *actual;
 	size_t expected_len, actual_len;
 	bool expected_trunc, actual_trunc;
+	bool partial; /* partial_mode convcodeworld: its rule shows this test */
 };
 
 struct fb_run {
@@ -36,6 +37,10 @@ struct fb_run {
 	json_t *compile_errors;
 	char *compile_feedback;
 	bool have_plan;
+	/* partial_mode convcodeworld: the plan's "partial" is read (want_partial,
+	 * set by the caller from the request) and decides what "partial"
+	 * coverage shows (have_partial: it was read; the tests' flags). */
+	bool want_partial, have_partial;
 	struct fb_test *tests; /* in the plan's (source) order */
 	size_t ntests;
 	int running; /* index of a started test without a result, or -1 */

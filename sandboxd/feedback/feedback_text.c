@@ -2,7 +2,8 @@
  * failing test as its name followed by its traceback, or "Passed all test
  * runs"; `partial` shows only the first N tests of the plan (the test methods
  * in source order; unlike ConvCodeWorld's implementation, setUp and helper
- * methods are not counted as tests). */
+ * methods are not counted as tests), or with partial_mode convcodeworld the
+ * tests the runner marked by ConvCodeWorld's own rule. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,11 +56,15 @@ char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long pa
 		put(&b, m ? m : "");
 	} else {
 		size_t shown = f->ntests;
-		if (cov == COV_PARTIAL && partial_n > 0 && (size_t)partial_n < shown)
+		/* ConvCodeWorld's rule (the runner marked what it shows) looks at
+		 * every test and may show none: "Passed all test runs" then, as
+		 * there. */
+		bool marked = cov == COV_PARTIAL && f->have_partial;
+		if (cov == COV_PARTIAL && !marked && partial_n > 0 && (size_t)partial_n < shown)
 			shown = (size_t)partial_n;
 		for (size_t i = 0; i < shown; i++) {
 			const struct fb_test *t = &f->tests[i];
-			if (!failing(t))
+			if (!failing(t) || (marked && !t->partial))
 				continue;
 			if (b.len)
 				put(&b, "\n\n");
@@ -69,7 +74,7 @@ char *fb_execution_text(const struct fb_run *f, enum proto_coverage cov, long pa
 			    t->traceback && t->traceback[0] ? t->traceback : t->message;
 			put(&b, detail ? detail : "");
 		}
-		if (!b.len && shown > 0)
+		if (!b.len && (shown > 0 || marked))
 			put(&b, "Passed all test runs");
 	}
 	/* An incomplete text would show a failure without its test's name, or

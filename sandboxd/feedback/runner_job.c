@@ -44,6 +44,14 @@ char *runner_job_json(const struct proto_request *req, const char *format)
 		json_decref(o);
 		o = NULL;
 	}
+	/* Only the runner reads the test source's classes in source order, so
+	 * ConvCodeWorld's partial rule is applied there (fmt_unittest.py). */
+	if (o && req->partial_mode == PM_CONVCODEWORLD && strcmp(format, "unittest") == 0 &&
+	    (json_object_set_new(o, "partial_mode", json_string(PARTIAL_MODE_CONVCODEWORLD)) < 0 ||
+	     json_object_set_new(o, "partial_tests", json_integer(req->partial_tests)) < 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;

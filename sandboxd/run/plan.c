@@ -25,6 +25,7 @@ static bool plan_run_runner(const struct config *cfg, int slot, const struct job
 	char key[REC_KEY_LEN + 1];
 	char *job = runner_job_key(key) == 0 ? runner_job_json(&j->req, format) : NULL;
 	fb_init(fb, job ? key : "", j->req.test_timeout_ms);
+	fb->want_partial = j->req.partial_mode == PM_CONVCODEWORLD;
 	if (!job) {
 		memset(f, 0, sizeof *f);
 		f->r.violation_nr = -1;

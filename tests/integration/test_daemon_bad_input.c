@@ -274,6 +274,17 @@ START_TEST(test_wrong_types)
 	    {"{\"id\":\"t12\",\"code\":\"print(1)\",\"op\":true}", "t12"},
 	    {"{\"id\":\"t13\",\"code\":\"print(1)\",\"op\":[\"run\"]}", "t13"},
 	    {"{\"id\":\"t14\",\"op\":\"ping\",\"extra\":1}", "t14"},
+	    /* partial_mode: a string, one of two, convcodeworld for unittest only */
+	    {"{\"id\":\"t15\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+	     "\"partial_mode\":\"first3\"}",
+	     "t15"},
+	    {"{\"id\":\"t16\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+	     "\"partial_mode\":[\"convcodeworld\"]}",
+	     "t16"},
+	    {"{\"id\":\"t17\",\"code\":\"x\",\"format\":\"asserts\",\"tests\":[\"assert 1\"],"
+	     "\"partial_mode\":\"convcodeworld\"}",
+	     "t17"},
+	    {"{\"id\":\"t18\",\"code\":\"x\",\"partial_mode\":\"fixed\"}", "t18"},
 	};
 	struct test_daemon d;
 	START(d, "--workers", "1");

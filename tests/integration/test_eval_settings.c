@@ -52,7 +52,7 @@ START_TEST(test_settings_feedback)
 		names[i] = all[i].name;
 	assert_complete(recs, names, 9, tasks, 2, 2);
 
-	/* Turn 0: exactly the protocol's nine fields, no feedback at all. */
+	/* Turn 0: exactly the protocol's ten fields, no feedback at all. */
 	json_t *g0 = NULL;
 	size_t i;
 	json_t *g;
@@ -62,17 +62,18 @@ START_TEST(test_settings_feedback)
 			g0 = g;
 	}
 	ck_assert_ptr_nonnull(g0);
-	ck_assert_uint_eq(json_object_size(g0), 9);
+	ck_assert_uint_eq(json_object_size(g0), 10);
 	const char *keys[] = {"task_id",
 			      "turn",
 			      "setting",
+			      "system_prompt",
 			      "prompt",
 			      "entry_point",
 			      "previous_code",
 			      "compilation_feedback",
 			      "execution_feedback",
 			      "verbal_feedback"};
-	for (size_t k = 0; k < 9; k++)
+	for (size_t k = 0; k < 10; k++)
 		ck_assert_msg(json_object_get(g0, keys[k]), "turn-0 input lacks %s", keys[k]);
 	ck_assert_str_eq(sget(g0, "previous_code"), "");
 	ck_assert_str_eq(sget(g0, "compilation_feedback"), "");

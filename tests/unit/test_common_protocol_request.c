@@ -268,6 +268,16 @@ START_TEST(test_seed_and_expected_output)
 		 &r);
 	ck_assert(!r.hide_expected);
 	proto_request_free(&r);
+	parse_ok("partial_mode default",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\"}", &r);
+	ck_assert_int_eq(r.partial_mode, PM_FIXED);
+	proto_request_free(&r);
+	parse_ok("partial_mode convcodeworld",
+		 "{\"id\":\"s\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+		 "\"partial_mode\":\"convcodeworld\"}",
+		 &r);
+	ck_assert_int_eq(r.partial_mode, PM_CONVCODEWORLD);
+	proto_request_free(&r);
 }
 END_TEST
 
@@ -592,6 +602,21 @@ static const struct bad_case bad[] = {
      "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
      "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":1001}",
      E_BAD_REQUEST, "E", "expected_visible_chars"},
+    /* partial_mode: fixed or convcodeworld, convcodeworld for unittest only */
+    {"partial_mode unknown",
+     "{\"id\":\"P\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+     "\"partial_mode\":\"first3\"}",
+     E_BAD_REQUEST, "P", "fixed or convcodeworld"},
+    {"partial_mode not a string",
+     "{\"id\":\"P\",\"code\":\"x\",\"format\":\"unittest\",\"tests\":\"t\","
+     "\"partial_mode\":3}",
+     E_BAD_REQUEST, "P", "fixed or convcodeworld"},
+    {"partial_mode convcodeworld humaneval",
+     "{\"id\":\"P\",\"code\":\"x\",\"format\":\"humaneval\",\"tests\":\"t\","
+     "\"entry_point\":\"f\",\"partial_mode\":\"convcodeworld\"}",
+     E_BAD_REQUEST, "P", "unittest"},
+    {"partial_mode plain run", "{\"id\":\"P\",\"code\":\"x\",\"partial_mode\":\"fixed\"}",
+     E_BAD_REQUEST, "P", "needs"},
     {"visible chars a number",
      "{\"id\":\"E\",\"code\":\"x\",\"format\":\"stdio\",\"tests\":[{\"input\":\"\","
      "\"output\":\"\"}],\"expected_output\":\"hide\",\"expected_visible_chars\":2.5}",

@@ -146,6 +146,65 @@ END_TEST
 /* fb_to_json without a compile record puts a fresh empty array under
  * compile.errors: nothing else may hold a reference to it, or it leaks when
  * the response is freed. */
+/* partial_mode convcodeworld: the plan's "partial" marks what partial
+ * coverage shows; it is read only when asked for, and must name planned
+ * tests. */
+START_TEST(test_partial_marked)
+{
+	struct fb_run f;
+	char msg[256];
+	fb_init(&f, KEY, 0);
+	f.want_partial = true;
+	compile_ok(&f);
+	feed(&f, "'type':'plan','tests':['t1','t2','t3'],'partial':['t3']");
+	ck_assert(f.have_plan && f.have_partial);
+	run_test(&f, "t1", "failed", "tb1");
+	run_test(&f, "t2", "passed", "");
+	run_test(&f, "t3", "failed", "tb3");
+	feed(&f, "'type':'done'");
+	ck_assert_int_eq(finish(&f, V_PASS, false, msg, sizeof msg), V_FAIL);
+	char *text = fb_execution_text(&f, COV_PARTIAL, 3);
+	ck_assert_str_eq(text, "t3\ntb3");
+	free(text);
+	text = fb_execution_text(&f, COV_FULL, 3); /* only partial coverage looks at it */
+	ck_assert_str_eq(text, "t1\ntb1\n\nt3\ntb3");
+	free(text);
+	fb_free(&f);
+
+	/* None marked: nothing failing shown, as ConvCodeWorld says it. */
+	fb_init(&f, KEY, 0);
+	f.want_partial = true;
+	compile_ok(&f);
+	feed(&f, "'type':'plan','tests':['t1'],'partial':[]");
+	run_test(&f, "t1", "failed", "tb1");
+	feed(&f, "'type':'done'");
+	finish(&f, V_PASS, false, msg, sizeof msg);
+	text = fb_execution_text(&f, COV_PARTIAL, 3);
+	ck_assert_str_eq(text, "Passed all test runs");
+	free(text);
+	fb_free(&f);
+
+	/* Unasked, the list is not read: the fixed rule applies. */
+	fb_init(&f, KEY, 0);
+	compile_ok(&f);
+	feed(&f, "'type':'plan','tests':['t1'],'partial':[]");
+	ck_assert(f.have_plan && !f.have_partial);
+	fb_free(&f);
+
+	/* A name not planned, a non-string, or no list: the plan is refused. */
+	static const char *const bad[] = {"'partial':['t9']", "'partial':[1]", "'partial':'t1'",
+					  "'partial':['t1','t1','t1']", ""};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		fb_init(&f, KEY, 0);
+		f.want_partial = true;
+		compile_ok(&f);
+		feed(&f, "'type':'plan','tests':['t1','t2']%s%s", *bad[i] ? "," : "", bad[i]);
+		ck_assert_msg(!f.have_plan && f.ntests == 0 && f.bad_records == 1, "%s", bad[i]);
+		fb_free(&f);
+	}
+}
+END_TEST
+
 START_TEST(test_to_json_without_compile_no_leak)
 {
 	struct fb_run f;
@@ -290,6 +349,7 @@ static Suite *feedback_text_suite(void)
 	tcase_add_test(text, test_happy_path_unittest);
 	tcase_add_test(text, test_execution_text_several_failures);
 	tcase_add_test(text, test_coverage);
+	tcase_add_test(text, test_partial_marked);
 	tcase_add_test(text, test_to_json_without_compile_no_leak);
 	tcase_add_test(text, test_execution_text_trimmed);
 	tcase_add_test(text, test_add_test_stdio);

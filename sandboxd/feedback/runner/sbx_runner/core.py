@@ -61,6 +61,8 @@ class Runner:
         self.cur = None          # TestState of the running test
         self.reported = set()
         self.plan = []
+        # partial_mode "convcodeworld": the plan's tests its rule shows.
+        self.partial = None
 
     def emit(self, rec):
         self.chan.emit(rec)
@@ -174,7 +176,7 @@ class Runner:
         except HarnessError as e:
             self.emit(records.harness_error(str(e)))
             return
-        self.emit(records.plan(self.plan))
+        self.emit(records.plan(self.plan, self.partial))
         module = self.new_module(src)
         try:
             exec(mod_code, module.__dict__)

@@ -47,6 +47,15 @@ def load_job(path):
     tmo = job.get("test_timeout_ms")
     if tmo is not None and tmo <= 0:
         raise HarnessError("test_timeout_ms must be positive")
+    pm = job.get("partial_mode", "fixed")
+    if pm not in ("fixed", "convcodeworld"):
+        raise HarnessError("unknown partial_mode %r" % (pm,))
+    if pm == "convcodeworld":
+        n = job.get("partial_tests")
+        if fmt != "unittest":
+            raise HarnessError("partial_mode convcodeworld is for unittest")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise HarnessError("partial_tests must be a positive integer")
     iso = job.get("isolation", "none")
     if iso not in ("none", "process"):
         raise HarnessError("unknown isolation %r" % (iso,))

@@ -42,8 +42,11 @@ def compile_error(type_, message, line, column, text):
             H.REC_E_LINE: line, H.REC_E_COLUMN: column, H.REC_E_TEXT: text}
 
 
-def plan(names):
-    return {H.REC_F_TYPE: H.REC_PLAN, H.REC_F_TESTS: list(names)}
+def plan(names, partial=None):
+    rec = {H.REC_F_TYPE: H.REC_PLAN, H.REC_F_TESTS: list(names)}
+    if partial is not None:
+        rec[H.REC_F_PARTIAL] = list(partial)
+    return rec
 
 
 def start(name):
