@@ -97,10 +97,16 @@ static json_t *rec_base(const struct eval_ctx *c, const struct eval_item *it, in
 {
 	char now[32];
 	eval_now_iso(now, sizeof now);
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:s}", K_RUN_ID, c->run_id, K_MODEL,
-			 c->model, K_SETTING, it->set->name, K_TASK_ID, it->task->id, K_TURN, turn,
-			 K_TURNS, c->turns, K_MODE, c->static_mode ? MODE_STATIC : MODE_LIVE,
-			 K_TIME, now);
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:s}", K_RUN_ID, c->run_id,
+			      K_MODEL, c->model, K_SETTING, it->set->name, K_TASK_ID, it->task->id,
+			      K_TURN, turn, K_TURNS, c->turns, K_MODE,
+			      c->static_mode ? MODE_STATIC : MODE_LIVE, K_TIME, now);
+	/* Only with --samples N > 1, so a run without it logs what it did before. */
+	if (r && c->samples > 1 && json_object_set_new(r, K_SAMPLE, json_integer(it->sample)) < 0) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
 }
 
 static json_t *feedback_obj(const char *comp, const char *exec, const char *verbal)
@@ -147,18 +153,25 @@ static json_t *carry(const struct eval_ctx *c, const struct eval_item *it, int t
 
 /* --- the generator ------------------------------------------------------------ */
 
-/* Exactly the feedback the setting includes, from the turn before. */
-static json_t *gen_input(const struct eval_item *it, int turn, const json_t *prev)
+/* Exactly the feedback the setting includes, from the turn before; and
+ * what makes episodes independent (gen_sample.c). */
+static json_t *gen_input(const struct eval_ctx *c, const struct eval_item *it, int turn,
+			 const json_t *prev)
 {
 	const struct eval_setting *s = it->set;
-	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "task_id", it->task->id,
-			 "turn", turn, "setting", s->name, "prompt", it->task->prompt,
-			 "entry_point", it->task->entry_point ? it->task->entry_point : "",
-			 "previous_code", prev ? str_or(prev, K_CODE, "") : "",
-			 "compilation_feedback", prev ? fb_get(prev, K_FB_COMP) : "",
-			 "execution_feedback", prev && s->exec ? fb_get(prev, K_FB_EXEC) : "",
-			 "verbal_feedback",
-			 prev && s->verbal != VERBAL_NONE ? fb_get(prev, K_FB_VERBAL) : "");
+	json_t *in =
+	    json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "task_id", it->task->id,
+		      "turn", turn, "setting", s->name, "prompt", it->task->prompt, "entry_point",
+		      it->task->entry_point ? it->task->entry_point : "", "previous_code",
+		      prev ? str_or(prev, K_CODE, "") : "", "compilation_feedback",
+		      prev ? fb_get(prev, K_FB_COMP) : "", "execution_feedback",
+		      prev && s->exec ? fb_get(prev, K_FB_EXEC) : "", "verbal_feedback",
+		      prev && s->verbal != VERBAL_NONE ? fb_get(prev, K_FB_VERBAL) : "");
+	if (in && eval_sample_input(c, it, in) < 0) {
+		json_decref(in);
+		return NULL;
+	}
+	return in;
 }
 
 /* A model may print any bytes; JSON strings must be UTF-8, so invalid bytes
@@ -370,20 +383,71 @@ static bool verbal_feedback(struct eval_ctx *c, const struct eval_item *it, int 
 	return true;
 }
 
-/* Verbal feedback is for the next turn: none when the task is solved, none
- * when the next turn carries this code forward anyway, none in static mode
- * (the next turn replays the reference's), and no novice when the tests the
- * setting shows all passed: a novice who sees only that has nothing to say
- * (ConvCodeWorld asks no novice then either). */
-static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r)
+/* Verbal feedback is for the next turn: none after the last turn (it would
+ * be a paid call nobody reads; a resume with more turns asks it then), none
+ * when the task is solved, none when the next turn carries this code
+ * forward anyway, none in static mode (the next turn replays the
+ * reference's), and no novice when the tests the setting shows all passed:
+ * a novice who sees only that has nothing to say (ConvCodeWorld asks no
+ * novice then either). */
+static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			 int turn)
 {
 	const struct eval_setting *s = it->set;
-	if (c->static_mode || s->verbal == VERBAL_NONE || is_pass(r))
+	if (turn >= c->turns || c->static_mode || s->verbal == VERBAL_NONE || is_pass(r))
 		return false;
 	if (!c->o->always_regenerate && carries_compiled(s) && compiled(r))
 		return false;
 	return !(s->verbal == VERBAL_NOVICE && s->exec &&
 		 strcmp(fb_get(r, K_FB_EXEC), PASSED_ALL) == 0);
+}
+
+/* The record of a run's last turn, resumed with a larger --turns: it got no
+ * verbal feedback then (none is asked after the last turn), and the next
+ * turn needs it. Not for carried turns or failed generators, which never
+ * ask, nor when a call was made (its text, or its failure, is there). */
+static bool verbal_missing(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			   int turn)
+{
+	return !json_is_true(json_object_get(r, K_CARRIED)) &&
+	       !json_is_string(json_object_get(r, K_GEN_ERROR)) &&
+	       !json_is_string(json_object_get(r, K_VERBAL_ERROR)) && !*fb_get(r, K_FB_VERBAL) &&
+	       wants_verbal(c, it, r, turn);
+}
+
+/* Asks the missing verbal feedback of r (turn) now, and queues the record,
+ * so changed, for eval_verbal_patch to rewrite in turns.jsonl. A failed call
+ * stops the item there (*go false): the record says so, and a resume asks
+ * again from that turn, as for any failed verbal call. 0, or an enum
+ * eval_status. */
+static int deferred_verbal(struct eval_ctx *c, const struct eval_item *it, json_t *r, int turn,
+			   bool *go, char *err, size_t errlen)
+{
+	if (!verbal_feedback(c, it, turn, r)) {
+		errfmt(err, errlen, "interrupted");
+		return EVAL_INTERRUPTED;
+	}
+	pthread_mutex_lock(&c->mu);
+	if (!c->verbal_patches)
+		c->verbal_patches = json_array();
+	int rc = json_array_append(c->verbal_patches, r);
+	pthread_mutex_unlock(&c->mu);
+	if (rc < 0) {
+		errfmt(err, errlen, "out of memory");
+		return EVAL_FAILED;
+	}
+	*go = !json_is_string(json_object_get(r, K_VERBAL_ERROR));
+	return 0;
+}
+
+int eval_verbal_patch(struct eval_ctx *c, const char *turns_path, char *err, size_t errlen)
+{
+	if (!c->verbal_patches)
+		return 0;
+	int rc = ri_patch_records(turns_path, c->verbal_patches, err, errlen);
+	json_decref(c->verbal_patches);
+	c->verbal_patches = NULL;
+	return rc;
 }
 
 /* --- one turn ----------------------------------------------------------------------- */
@@ -393,7 +457,7 @@ static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, c
 static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
 			int turn, const json_t *ctx, char *err, size_t errlen)
 {
-	json_t *in = gen_input(it, turn, ctx);
+	json_t *in = gen_input(c, it, turn, ctx);
 	char *user = in ? eval_render_prompt(in) : NULL;
 	json_t *r = rec_base(c, it, turn);
 	if (!in || !user || !r || rec_fill(r, ctx) < 0) {
@@ -441,7 +505,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (wants_verbal(c, it, r) && !verbal_feedback(c, it, turn, r)) {
+	if (wants_verbal(c, it, r, turn) && !verbal_feedback(c, it, turn, r)) {
 		turn_status = EVAL_INTERRUPTED;
 		errfmt(err, errlen, "interrupted");
 		goto fail;
@@ -470,7 +534,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		 * code at this turn, the task counts as solved here (turn 0 always;
 		 * later turns up to N-1) and the model is not asked. */
 		if (turn == 0 || turn < c->turns) {
-			json_t *ref = ri_get(c->ref, it->set->name, it->task->id, turn);
+			json_t *ref = ri_get(c->ref, it->set->name, it->task->id, 0, turn);
 			if (!ref) {
 				errfmt(err, errlen, "reference has no record for %s %s turn %d",
 				       it->set->name, it->task->id, turn);
@@ -482,7 +546,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 				return r;
 		}
 		if (turn > 0) {
-			ref_prev = ri_get(c->ref, it->set->name, it->task->id, turn - 1);
+			ref_prev = ri_get(c->ref, it->set->name, it->task->id, 0, turn - 1);
 			if (!ref_prev) {
 				errfmt(err, errlen, "reference has no record for %s %s turn %d",
 				       it->set->name, it->task->id, turn - 1);
@@ -510,7 +574,8 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 	if (it->done_turns > 0) {
 		/* Resume from the last finished turn's record: its code, verdict and
 		 * feedback are all the next turn needs. */
-		prev = ri_get(c->resume, it->set->name, it->task->id, it->done_turns - 1);
+		prev =
+		    ri_get(c->resume, it->set->name, it->task->id, it->sample, it->done_turns - 1);
 		if (!prev) {
 			errfmt(err, errlen, "cannot read back %s %s turn %d from %s", it->set->name,
 			       it->task->id, it->done_turns - 1, TURNS_FILE);
@@ -518,9 +583,17 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		}
 	}
 	int rc = 0;
+	bool go = true;
+	if (prev && verbal_missing(c, it, prev, it->done_turns - 1)) {
+		rc = deferred_verbal(c, it, prev, it->done_turns - 1, &go, err, errlen);
+		if (rc < 0) {
+			json_decref(prev);
+			return rc;
+		}
+	}
 	/* A run that is stopping leaves the item where it is: a resume goes on
 	 * from its last record. */
-	for (int t = it->done_turns; t <= c->turns && !eval_errors_stopping(c); t++) {
+	for (int t = it->done_turns; go && t <= c->turns && !eval_errors_stopping(c); t++) {
 		json_t *r = turn_run(c, conn, it, t, prev, err, errlen);
 		if (!r || eval_log_append(c, r, err, errlen) < 0) {
 			json_decref(r);

@@ -61,13 +61,16 @@ static int add_failed(json_t *conv, const char *why)
 	return m ? json_array_append_new(conv, m) : -1;
 }
 
-/* One trace line for one task × setting, from its records in turn order. */
-static json_t *trace_of(const struct rec_index *ri, const char *setting, const char *task)
+/* One trace line for one task × setting (× sample, with --samples: then
+ * the trial name ends in __sN and "sample" says N), from its records in turn
+ * order. */
+static json_t *trace_of(const struct rec_index *ri, const char *setting, const char *task,
+			int sample, bool samples)
 {
 	json_t *conv = json_array(), *first = NULL, *last = NULL;
 	json_int_t first_pass = -1;
 	json_t *r;
-	for (int t = 0; conv && (r = ri_get(ri, setting, task, t)); t++) {
+	for (int t = 0; conv && (r = ri_get(ri, setting, task, sample, t)); t++) {
 		if (!json_is_true(json_object_get(r, K_CARRIED)) &&
 		    json_is_string(json_object_get(r, K_USER_MSG))) {
 			const char *failed = json_string_value(json_object_get(r, K_GEN_ERROR));
@@ -88,7 +91,10 @@ static json_t *trace_of(const struct rec_index *ri, const char *setting, const c
 	if (conv && first && last) {
 		const char *model = str_or(first, K_MODEL, "unknown");
 		char trial[1024];
-		snprintf(trial, sizeof trial, "%s__%s", task, setting);
+		if (samples)
+			snprintf(trial, sizeof trial, "%s__%s__s%d", task, setting, sample);
+		else
+			snprintf(trial, sizeof trial, "%s__%s", task, setting);
 		tr = json_pack(
 		    "{s:O, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:{s:b, s:o, s:s}, s:o}",
 		    "conversations", conv, "agent", "sbx-eval", "model", model, "model_provider",
@@ -97,6 +103,10 @@ static json_t *trace_of(const struct rec_index *ri, const char *setting, const c
 		    "solved", first_pass >= 0, "first_pass_turn",
 		    first_pass >= 0 ? json_integer(first_pass) : json_null(), "verdict",
 		    str_or(last, K_VERDICT, ""), "verifier_output", verifier_output(last));
+		if (tr && samples && json_object_set_new(tr, K_SAMPLE, json_integer(sample)) < 0) {
+			json_decref(tr);
+			tr = NULL;
+		}
 	}
 	json_decref(conv);
 	json_decref(first);
@@ -114,8 +124,9 @@ int trace_write(const struct rec_index *ri, const char *path, char *err, size_t 
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < ri_items(ri); i++) {
 		const char *setting, *task;
-		ri_item_key(ri, i, &setting, &task);
-		json_t *tr = trace_of(ri, setting, task);
+		int sample;
+		ri_item_key(ri, i, &setting, &task, &sample);
+		json_t *tr = trace_of(ri, setting, task, sample, ri_max_sample(ri) > 0);
 		if (!tr)
 			continue; /* an item with no turn-0 record has nothing to show */
 		rc = json_dumpf(tr, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF ? 0 : -1;
