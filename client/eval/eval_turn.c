@@ -417,11 +417,11 @@ static bool verbal_missing(const struct eval_ctx *c, const struct eval_item *it,
 
 /* Asks the missing verbal feedback of r (turn) now, and queues the record,
  * so changed, for eval_verbal_patch to rewrite in turns.jsonl. A failed call
- * stops the item there (*go false): the record says so, and a resume asks
- * again from that turn, as for any failed verbal call. 0, or an enum
- * eval_status. */
+ * is what it is at any turn: the record gets verbal_error, the next turn
+ * empty verbal feedback, and a resume asks again from that turn. 0, or an
+ * enum eval_status. */
 static int deferred_verbal(struct eval_ctx *c, const struct eval_item *it, json_t *r, int turn,
-			   bool *go, char *err, size_t errlen)
+			   char *err, size_t errlen)
 {
 	if (!verbal_feedback(c, it, turn, r)) {
 		errfmt(err, errlen, "interrupted");
@@ -436,7 +436,6 @@ static int deferred_verbal(struct eval_ctx *c, const struct eval_item *it, json_
 		errfmt(err, errlen, "out of memory");
 		return EVAL_FAILED;
 	}
-	*go = !json_is_string(json_object_get(r, K_VERBAL_ERROR));
 	return 0;
 }
 
@@ -583,9 +582,8 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		}
 	}
 	int rc = 0;
-	bool go = true;
 	if (prev && verbal_missing(c, it, prev, it->done_turns - 1)) {
-		rc = deferred_verbal(c, it, prev, it->done_turns - 1, &go, err, errlen);
+		rc = deferred_verbal(c, it, prev, it->done_turns - 1, err, errlen);
 		if (rc < 0) {
 			json_decref(prev);
 			return rc;
@@ -593,7 +591,7 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 	}
 	/* A run that is stopping leaves the item where it is: a resume goes on
 	 * from its last record. */
-	for (int t = it->done_turns; go && t <= c->turns && !eval_errors_stopping(c); t++) {
+	for (int t = it->done_turns; t <= c->turns && !eval_errors_stopping(c); t++) {
 		json_t *r = turn_run(c, conn, it, t, prev, err, errlen);
 		if (!r || eval_log_append(c, r, err, errlen) < 0) {
 			json_decref(r);

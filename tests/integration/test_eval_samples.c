@@ -152,6 +152,19 @@ START_TEST(test_samples_pass_at_k)
 	ck_assert_msg(strstr(err, "temperature"), "%s", err);
 	ck_assert_uint_eq(lines_in(e.glog), asked);
 
+	/* sbx report keeps each episode a row of its own. */
+	const char *rargs[] = {"report", out, NULL};
+	char *rout, *rerr;
+	ck_assert_int_eq(cli_run(&e, rargs, &rout, &rerr), 0);
+	free(rout);
+	free(rerr);
+	snprintf(p, sizeof p, "%s/report.html", out);
+	size_t plen;
+	char *page = sbx_read_file(p, 1 << 24, &plen, NULL, 0);
+	ck_assert_ptr_nonnull(page);
+	ck_assert(strstr(page, "t/negate [sample 2]") && strstr(page, "t/double [sample 0]"));
+	free(page);
+
 	/* sbx score prints the pass@k rows. */
 	const char *args[] = {"score", out, NULL};
 	char *sout, *serr;
@@ -249,6 +262,35 @@ START_TEST(test_verbal_calls)
 	/* Resuming the finished run asks nothing more. */
 	run_ok(&o);
 	ck_assert_uint_eq(lines_in(e.vlog), 9);
+	json_decref(gin);
+	json_decref(recs);
+
+	/* A late call that fails is a failed verbal call like any: the old
+	 * last turn gets verbal_error, the next turn empty verbal feedback. */
+	const char *out2 = sub(&e, "verbal-fail");
+	const char *one[] = {"t/inc"};
+	opts(&o, &e, out2, "wrong", 1, "CF_EF_FULL_SNF", NULL);
+	o.tasks = one;
+	o.ntasks = 1;
+	run_ok(&o);
+	snprintf(e.verbal, sizeof e.verbal, "%s %s fail", FAKE_VERBAL, e.vlog);
+	o.turns = 2;
+	o.retry_errors = false;
+	o.force_resume = true; /* the verbal command is part of the run */
+	run_ok(&o);
+	ck_assert_uint_eq(lines_in(e.vlog), 9 + 1 + 1);
+	recs = load_turns(out2);
+	const char *inc[] = {"t/inc"};
+	assert_complete(recs, set, 1, inc, 1, 2);
+	json_t *r1 = rec(recs, "CF_EF_FULL_SNF", "t/inc", 1);
+	ck_assert_msg(strstr(sget(r1, "verbal_error") ? sget(r1, "verbal_error") : "", "status 2"),
+		      "turn 1: %s", sget(r1, "verbal_error"));
+	ck_assert_str_eq(fb(r1, "verbal"), "");
+	gin = load_jsonl(e.glog); /* this run's t/inc turn 2 is the last line */
+	json_t *last = json_array_get(gin, json_array_size(gin) - 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(last, "turn")), 2);
+	ck_assert_str_eq(sget(last, "task_id"), "t/inc");
+	ck_assert_str_eq(sget(last, "verbal_feedback"), "");
 	json_decref(gin);
 	json_decref(recs);
 	env_end(&e);
