@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/eval/eval.h"
 #include "client/eval/manifest.h"
@@ -297,6 +298,37 @@ START_TEST(test_verbal_calls)
 }
 END_TEST
 
+/* The flags' bounds: usage errors (exit 2) before anything runs. */
+START_TEST(test_flags)
+{
+	struct env e;
+	env_start(&e);
+	const char *bad[][2] = {{"--samples", "0"},	 {"--samples", "201"},
+				{"--samples", "x"},	 {"--temperature", "-0.5"},
+				{"--temperature", "11"}, {"--temperature", "nan"},
+				{"--temperature", "1x"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {
+		    "--socket",	      e.d.sock,	     "eval",	"--dataset", TASKS, "--format",
+		    "bigcodebench",   "--generator", FAKE_GEN,	"--setting", "CF",  "--out",
+		    sub(&e, "flags"), bad[i][0],     bad[i][1], NULL};
+		char *out, *err;
+		ck_assert_msg(cli_run(&e, args, &out, &err) == 2, "%s %s accepted", bad[i][0],
+			      bad[i][1]);
+		free(out);
+		free(err);
+	}
+	ck_assert_int_ne(access(sub(&e, "flags"), F_OK), 0);
+	const char *help[] = {"eval", "--help", NULL};
+	char *out, *err;
+	ck_assert_int_eq(cli_run(&e, help, &out, &err), 0);
+	ck_assert(strstr(out, "--samples N") && strstr(out, "--temperature T"));
+	free(out);
+	free(err);
+	env_end(&e);
+}
+END_TEST
+
 static Suite *eval_samples_suite(void)
 {
 	Suite *s = suite_create("eval_samples");
@@ -304,6 +336,7 @@ static Suite *eval_samples_suite(void)
 	tcase_add_test(t, test_samples_pass_at_k);
 	tcase_add_test(t, test_one_sample_unchanged);
 	tcase_add_test(t, test_verbal_calls);
+	tcase_add_test(t, test_flags);
 	return s;
 }
 
