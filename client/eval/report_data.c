@@ -195,6 +195,9 @@ int report_data_add(const json_t *r, void *ctx)
 		return -1;
 	json_t *row = g ? child(g, key ? key : id, false) : NULL;
 	free(key);
+	/* The task itself, for the header's count of tasks (not episodes). */
+	if (key && row && json_object_set_new(row, "task_id", json_string(id)) < 0)
+		return -1;
 	json_t *turns = row ? child(row, "turns", true) : NULL;
 	json_t *last = row ? child(row, "last", false) : NULL;
 	json_t *t = json_object();

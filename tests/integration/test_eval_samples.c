@@ -164,6 +164,17 @@ START_TEST(test_samples_pass_at_k)
 	char *page = sbx_read_file(p, 1 << 24, &plen, NULL, 0);
 	ck_assert_ptr_nonnull(page);
 	ck_assert(strstr(page, "t/negate [sample 2]") && strstr(page, "t/double [sample 0]"));
+	/* The header counts tasks, not episodes (the data block's "tasks"). */
+	char *blk = strstr(page, "id=\"report-data\">");
+	ck_assert_ptr_nonnull(blk);
+	blk = strchr(blk, '>') + 1;
+	char *end = strstr(blk, "</script>");
+	ck_assert_ptr_nonnull(end);
+	json_t *data = json_loadb(blk, (size_t)(end - blk), 0, NULL);
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_eq(json_integer_value(json_object_get(data, "tasks")), 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(data, "rows")), 6);
+	json_decref(data);
 	free(page);
 
 	/* sbx score prints the pass@k rows. */
