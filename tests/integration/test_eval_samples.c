@@ -177,6 +177,33 @@ START_TEST(test_samples_pass_at_k)
 	json_decref(data);
 	free(page);
 
+	/* Shards of the same run: `sbx score --json` over both gives the single
+	 * run's numbers, pass@k included. */
+	json_t *whole = load_json(out, "summary.json");
+	const char *shard_dirs[2] = {sub(&e, "shard0"), sub(&e, "shard1")};
+	char sd[2][512];
+	for (int k = 0; k < 2; k++) {
+		snprintf(sd[k], sizeof sd[k], "%s", shard_dirs[k]);
+		opts(&o, &e, sd[k], "t/double=even,t/negate=sampleturn", 2, "CF_EF_FULL", NULL);
+		o.tasks = tasks;
+		o.ntasks = 2;
+		o.samples = 3;
+		o.temperature = 0.7;
+		o.shard_i = k;
+		o.shard_n = 2;
+		run_ok(&o);
+	}
+	const char *jargs[] = {"score", "--json", sd[0], sd[1], NULL};
+	char *jout, *jerr;
+	ck_assert_int_eq(cli_run(&e, jargs, &jout, &jerr), 0);
+	json_t *merged = json_loads(jout, 0, NULL);
+	ck_assert_msg(merged, "%s", jout);
+	ck_assert_msg(json_equal(merged, whole), "shards: %s", jout);
+	free(jout);
+	free(jerr);
+	json_decref(merged);
+	json_decref(whole);
+
 	/* sbx score prints the pass@k rows. */
 	const char *args[] = {"score", out, NULL};
 	char *sout, *serr;
