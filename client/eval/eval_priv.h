@@ -1,6 +1,7 @@
 /* Internals of `sbx eval` shared by eval.c (the run: options, resume,
  * workers), eval_turn.c (one task × setting through its turns),
  * eval_errors.c (stopping the run), eval_outdir.c (--out before the run),
+ * eval_sample.c (--samples), eval_verbal.c (late verbal feedback),
  * recindex.c (the turns.jsonl log's
  * index and rewrites), trace.c (traces.jsonl) and progress.c. */
 #ifndef SBX_EVAL_PRIV_H
@@ -178,15 +179,29 @@ int eval_outdir_prepare(struct eval_ctx *c, const struct ds_task **tasks, size_t
  * records. */
 int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
 		  bool *solved, char *err, size_t errlen);
-/* After the workers: rewrites turns.jsonl with the records whose verbal
- * feedback a resume with more turns asked late (eval_turn.c). 0 or -1. */
+/* Verbal feedback for the next turn (eval_turn.c): whether turn's record r
+ * wants it (never after the last turn), and asking it into r (false when
+ * Ctrl-C interrupted it). */
+bool eval_turn_wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			    int turn);
+bool eval_turn_verbal(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r);
+/* Late verbal feedback (eval_verbal.c). Whether the record r of a resumed
+ * item's last recorded turn lacks the verbal feedback its next turn needs
+ * (a run's last turn gets none; a resume with more turns needs it). */
+bool eval_verbal_missing(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			 int turn);
+/* Asks it into r and queues r for eval_verbal_patch; a failed call is
+ * recorded in r as at any turn. 0, or an enum eval_status with err. */
+int eval_verbal_deferred(struct eval_ctx *c, const struct eval_item *it, json_t *r, int turn,
+			 char *err, size_t errlen);
+/* After the workers: rewrites turns.jsonl with the queued records. 0 or -1. */
 int eval_verbal_patch(struct eval_ctx *c, const char *turns_path, char *err, size_t errlen);
 /* Rewrites path with each record of patches (a JSON array) in place of the
  * record with its (setting, task, sample, turn). 0 or -1 with err. */
 int ri_patch_records(const char *path, const json_t *patches, char *err, size_t errlen);
 /* --samples and --temperature in a generator input: "sample" and "seed"
  * (manifest_sample_seed) with N > 1, "temperature" when given
- * (gen_sample.c). 0 or -1. */
+ * (eval_sample.c). 0 or -1. */
 int eval_sample_input(const struct eval_ctx *c, const struct eval_item *it, json_t *in);
 /* Appends one record as one line (one write() under log_mu). */
 int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t errlen);

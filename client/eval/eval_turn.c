@@ -154,7 +154,7 @@ static json_t *carry(const struct eval_ctx *c, const struct eval_item *it, int t
 /* --- the generator ------------------------------------------------------------ */
 
 /* Exactly the feedback the setting includes, from the turn before; and
- * what makes episodes independent (gen_sample.c). */
+ * what makes episodes independent (eval_sample.c). */
 static json_t *gen_input(const struct eval_ctx *c, const struct eval_item *it, int turn,
 			 const json_t *prev)
 {
@@ -343,7 +343,7 @@ static int fill_result(json_t *r, const json_t *resp, const struct eval_setting 
 /* A novice sees the task, the code and the feedback the setting shows; an
  * expert also sees the reference solution (and is told not to reveal it).
  * False when Ctrl-C interrupted it (the turn is then not recorded). */
-static bool verbal_feedback(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r)
+bool eval_turn_verbal(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r)
 {
 	bool expert = it->set->verbal == VERBAL_EXPERT;
 	json_t *in = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "task_id", it->task->id, "level",
@@ -390,8 +390,8 @@ static bool verbal_feedback(struct eval_ctx *c, const struct eval_item *it, int 
  * reference's), and no novice when the tests the setting shows all passed:
  * a novice who sees only that has nothing to say (ConvCodeWorld asks no
  * novice then either). */
-static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
-			 int turn)
+bool eval_turn_wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			    int turn)
 {
 	const struct eval_setting *s = it->set;
 	if (turn >= c->turns || c->static_mode || s->verbal == VERBAL_NONE || is_pass(r))
@@ -400,53 +400,6 @@ static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, c
 		return false;
 	return !(s->verbal == VERBAL_NOVICE && s->exec &&
 		 strcmp(fb_get(r, K_FB_EXEC), PASSED_ALL) == 0);
-}
-
-/* The record of a run's last turn, resumed with a larger --turns: it got no
- * verbal feedback then (none is asked after the last turn), and the next
- * turn needs it. Not for carried turns or failed generators, which never
- * ask, nor when a call was made (its text, or its failure, is there). */
-static bool verbal_missing(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
-			   int turn)
-{
-	return !json_is_true(json_object_get(r, K_CARRIED)) &&
-	       !json_is_string(json_object_get(r, K_GEN_ERROR)) &&
-	       !json_is_string(json_object_get(r, K_VERBAL_ERROR)) && !*fb_get(r, K_FB_VERBAL) &&
-	       wants_verbal(c, it, r, turn);
-}
-
-/* Asks the missing verbal feedback of r (turn) now, and queues the record,
- * so changed, for eval_verbal_patch to rewrite in turns.jsonl. A failed call
- * is what it is at any turn: the record gets verbal_error, the next turn
- * empty verbal feedback, and a resume asks again from that turn. 0, or an
- * enum eval_status. */
-static int deferred_verbal(struct eval_ctx *c, const struct eval_item *it, json_t *r, int turn,
-			   char *err, size_t errlen)
-{
-	if (!verbal_feedback(c, it, turn, r)) {
-		errfmt(err, errlen, "interrupted");
-		return EVAL_INTERRUPTED;
-	}
-	pthread_mutex_lock(&c->mu);
-	if (!c->verbal_patches)
-		c->verbal_patches = json_array();
-	int rc = json_array_append(c->verbal_patches, r);
-	pthread_mutex_unlock(&c->mu);
-	if (rc < 0) {
-		errfmt(err, errlen, "out of memory");
-		return EVAL_FAILED;
-	}
-	return 0;
-}
-
-int eval_verbal_patch(struct eval_ctx *c, const char *turns_path, char *err, size_t errlen)
-{
-	if (!c->verbal_patches)
-		return 0;
-	int rc = ri_patch_records(turns_path, c->verbal_patches, err, errlen);
-	json_decref(c->verbal_patches);
-	c->verbal_patches = NULL;
-	return rc;
 }
 
 /* --- one turn ----------------------------------------------------------------------- */
@@ -504,7 +457,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (wants_verbal(c, it, r, turn) && !verbal_feedback(c, it, turn, r)) {
+	if (eval_turn_wants_verbal(c, it, r, turn) && !eval_turn_verbal(c, it, turn, r)) {
 		turn_status = EVAL_INTERRUPTED;
 		errfmt(err, errlen, "interrupted");
 		goto fail;
@@ -582,8 +535,8 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		}
 	}
 	int rc = 0;
-	if (prev && verbal_missing(c, it, prev, it->done_turns - 1)) {
-		rc = deferred_verbal(c, it, prev, it->done_turns - 1, err, errlen);
+	if (prev && eval_verbal_missing(c, it, prev, it->done_turns - 1)) {
+		rc = eval_verbal_deferred(c, it, prev, it->done_turns - 1, err, errlen);
 		if (rc < 0) {
 			json_decref(prev);
 			return rc;
