@@ -179,21 +179,11 @@ int eval_outdir_prepare(struct eval_ctx *c, const struct ds_task **tasks, size_t
  * records. */
 int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
 		  bool *solved, char *err, size_t errlen);
-/* Verbal feedback for the next turn (eval_turn.c): whether turn's record r
- * wants it (never after the last turn), and asking it into r (false when
- * Ctrl-C interrupted it). */
-bool eval_turn_wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
-			    int turn);
-bool eval_turn_verbal(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r);
-/* Late verbal feedback (eval_verbal.c). Whether the record r of a resumed
- * item's last recorded turn lacks the verbal feedback its next turn needs
- * (a run's last turn gets none; a resume with more turns needs it). */
-bool eval_verbal_missing(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
-			 int turn);
-/* Asks it into r and queues r for eval_verbal_patch; a failed call is
- * recorded in r as at any turn. 0, or an enum eval_status with err. */
-int eval_verbal_deferred(struct eval_ctx *c, const struct eval_item *it, json_t *r, int turn,
-			 char *err, size_t errlen);
+/* Late verbal feedback (eval_verbal.c): a record of an earlier last turn
+ * whose verbal feedback this resume asked, queued (a reference; r must not
+ * change after) to be
+ * rewritten in turns.jsonl. 0, or -1 when out of memory. */
+int eval_verbal_queue(struct eval_ctx *c, const json_t *r);
 /* After the workers: rewrites turns.jsonl with the queued records. 0 or -1. */
 int eval_verbal_patch(struct eval_ctx *c, const char *turns_path, char *err, size_t errlen);
 /* Rewrites path with each record of patches (a JSON array) in place of the

@@ -343,7 +343,7 @@ static int fill_result(json_t *r, const json_t *resp, const struct eval_setting 
 /* A novice sees the task, the code and the feedback the setting shows; an
  * expert also sees the reference solution (and is told not to reveal it).
  * False when Ctrl-C interrupted it (the turn is then not recorded). */
-bool eval_turn_verbal(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r)
+static bool verbal_feedback(struct eval_ctx *c, const struct eval_item *it, int turn, json_t *r)
 {
 	bool expert = it->set->verbal == VERBAL_EXPERT;
 	json_t *in = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "task_id", it->task->id, "level",
@@ -390,8 +390,8 @@ bool eval_turn_verbal(struct eval_ctx *c, const struct eval_item *it, int turn, 
  * reference's), and no novice when the tests the setting shows all passed:
  * a novice who sees only that has nothing to say (ConvCodeWorld asks no
  * novice then either). */
-bool eval_turn_wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
-			    int turn)
+static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			 int turn)
 {
 	const struct eval_setting *s = it->set;
 	if (turn >= c->turns || c->static_mode || s->verbal == VERBAL_NONE || is_pass(r))
@@ -400,6 +400,19 @@ bool eval_turn_wants_verbal(const struct eval_ctx *c, const struct eval_item *it
 		return false;
 	return !(s->verbal == VERBAL_NOVICE && s->exec &&
 		 strcmp(fb_get(r, K_FB_EXEC), PASSED_ALL) == 0);
+}
+
+/* The record of a run's last turn, resumed with a larger --turns: it got no
+ * verbal feedback then, and the next turn needs it. Not for carried turns
+ * or failed generators, which never ask, nor when a call was made (its
+ * text, or its failure, is there). */
+static bool verbal_missing(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			   int turn)
+{
+	return !json_is_true(json_object_get(r, K_CARRIED)) &&
+	       !json_is_string(json_object_get(r, K_GEN_ERROR)) &&
+	       !json_is_string(json_object_get(r, K_VERBAL_ERROR)) && !*fb_get(r, K_FB_VERBAL) &&
+	       wants_verbal(c, it, r, turn);
 }
 
 /* --- one turn ----------------------------------------------------------------------- */
@@ -457,7 +470,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (eval_turn_wants_verbal(c, it, r, turn) && !eval_turn_verbal(c, it, turn, r)) {
+	if (wants_verbal(c, it, r, turn) && !verbal_feedback(c, it, turn, r)) {
 		turn_status = EVAL_INTERRUPTED;
 		errfmt(err, errlen, "interrupted");
 		goto fail;
@@ -535,9 +548,15 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		}
 	}
 	int rc = 0;
-	if (prev && eval_verbal_missing(c, it, prev, it->done_turns - 1)) {
-		rc = eval_verbal_deferred(c, it, prev, it->done_turns - 1, err, errlen);
+	/* Asked now, and the record rewritten when the run ends (eval_verbal.c);
+	 * a failed call is recorded there as at any turn. */
+	if (prev && verbal_missing(c, it, prev, it->done_turns - 1)) {
+		if (!verbal_feedback(c, it, it->done_turns - 1, prev))
+			rc = EVAL_INTERRUPTED;
+		else if (eval_verbal_queue(c, prev) < 0)
+			rc = EVAL_FAILED;
 		if (rc < 0) {
+			errfmt(err, errlen, rc == EVAL_FAILED ? "out of memory" : "interrupted");
 			json_decref(prev);
 			return rc;
 		}
