@@ -11,6 +11,7 @@
 #include "common/numparse.h"
 #include "client/eval/eval.h"
 #include "client/eval/manifest.h"
+#include "client/eval/passk.h"
 #include "client/eval/score.h"
 
 static void eval_usage(FILE *f)
@@ -27,6 +28,7 @@ static void eval_usage(FILE *f)
 		"           [--force-resume] [--check-reference [--keep-broken]]\n"
 		"           [--show-expected | --expected-visible N]\n"
 		"           [--partial-mode fixed|convcodeworld]\n"
+		"           [--samples N] [--temperature T]\n"
 		"settings: CF CF_EF_UNIT CF_EF_FULL CF_SNF CF_EF_UNIT_SNF CF_EF_FULL_SNF\n"
 		"          CF_SEF CF_EF_UNIT_SEF CF_EF_FULL_SEF (SNF/SEF need --verbal)\n"
 		"A sandbox run refused `busy` (a full daemon queue) is retried with backoff for\n"
@@ -43,6 +45,9 @@ static void eval_usage(FILE *f)
 		"EF_UNIT settings show failures among the first 3 test methods; --partial-mode\n"
 		"convcodeworld counts ConvCodeWorld's way (first 3 defs, setUp and helpers too).\n"
 		"Without --seed, each task's test runs get a seed derived from %d and its id.\n"
+		"--samples N (1..%d) runs N independent episodes per task and setting, the\n"
+		"generator getting each one's \"sample\" and \"seed\"; sbx score then reports\n"
+		"pass@k. --temperature T (0..%g) is passed to the generator as \"temperature\".\n"
 		"Ctrl-C stops the run and prints how to resume.\n"
 		"Without --cpu/--wall/--memory the format's default limits apply (bigcodebench:\n"
 		"cpu 240 s, wall 480 s, memory 4096 MB, 256 pids; others: the daemon's), printed\n"
@@ -51,7 +56,8 @@ static void eval_usage(FILE *f)
 		"fails here, listing them with the reason; --keep-broken scores them anyway.\n"
 		"Exit: 0 done, 1 failed or stopped, 2 usage, 3 sandboxd unreachable,\n"
 		"4 sandboxd refused, 130 interrupted.\n",
-		EVAL_MIN_ERRORS, EVAL_MAX_ERROR_RATE, EVAL_DEFAULT_SEED);
+		EVAL_MIN_ERRORS, EVAL_MAX_ERROR_RATE, EVAL_DEFAULT_SEED, PASSK_MAX_SAMPLES,
+		EVAL_MAX_TEMPERATURE);
 }
 
 /* --max-errors: a fraction written with a point (0.1), or a whole count. */
@@ -71,6 +77,18 @@ static int parse_max_errors(const char *v, struct eval_opts *o)
 	if (num_parse_long(v, 0, 1L << 40, &n) < 0)
 		return -1;
 	o->max_errors = n;
+	return 0;
+}
+
+/* --temperature: a finite number 0..EVAL_MAX_TEMPERATURE. */
+static int parse_temperature(const char *v, double *t)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (errno || *end || end == v || !(x >= 0 && x <= EVAL_MAX_TEMPERATURE))
+		return -1;
+	*t = x;
 	return 0;
 }
 
@@ -290,6 +308,15 @@ int cmd_eval(const char *sock, const struct sbx_retry *retry, int argc, char **a
 			}
 			o.partial_mode =
 			    strcmp(v, PARTIAL_MODE_FIXED) == 0 ? PM_FIXED : PM_CONVCODEWORLD;
+		} else if (strcmp(a, "--samples") == 0 &&
+			   num_parse_long(v, 1, PASSK_MAX_SAMPLES, &n) == 0) {
+			o.samples = (int)n;
+		} else if (strcmp(a, "--temperature") == 0) {
+			if (parse_temperature(v, &o.temperature) < 0) {
+				fprintf(stderr, "sbx eval: --temperature wants 0..%g\n",
+					EVAL_MAX_TEMPERATURE);
+				goto bad;
+			}
 		} else if (strcmp(a, "--model") == 0) {
 			o.model = v;
 		} else if (strcmp(a, "--gen-timeout") == 0 && num_parse_seconds_ms(v, &n) == 0) {
@@ -337,7 +364,10 @@ static void score_usage(FILE *f)
 		   "DIR (an `sbx eval --out`) or FILE, merged; GenErr and VerbErr count the\n"
 		   "turns whose generator or verbal command failed. Directories whose\n"
 		   "manifest.json differ in more than their shard are refused (give their\n"
-		   "turns.jsonl files to merge them anyway). Exit 1 when there is no record.\n");
+		   "turns.jsonl files to merge them anyway). Exit 1 when there is no record.\n"
+		   "With episodes of sbx eval --samples N: the metrics are averaged over the\n"
+		   "episodes, and the unbiased pass@k per turn is added for k = 1, 2, 4, ... and\n"
+		   "the fewest episodes of a task.\n");
 }
 
 int cmd_score(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include "client/eval/gen.h"
 #include "client/eval/manifest.h"
 #include "client/eval/reference.h"
+#include "client/eval/passk.h"
 #include "client/eval/score.h"
 #include "common/errfmt.h"
 
@@ -70,6 +71,8 @@ void eval_opts_default(struct eval_opts *o)
 	    .max_errors = -1,
 	    .retry_errors = true,
 	    .expected_visible = -1,
+	    .samples = 1,
+	    .temperature = -1,
 	};
 	sbx_retry_default(&o->retry);
 }
@@ -83,6 +86,10 @@ static int check_opts(const struct eval_opts *o, const struct eval_setting **set
 		return errfmt(err, errlen, "a dataset, a generator command and --out are required");
 	if (o->turns < 0 || o->turns > MAX_TURNS)
 		return errfmt(err, errlen, "--turns must be 0..%d", MAX_TURNS);
+	if (o->samples < 1 || o->samples > PASSK_MAX_SAMPLES ||
+	    !(o->temperature < 0 || o->temperature <= EVAL_MAX_TEMPERATURE))
+		return errfmt(err, errlen, "--samples must be 1..%d and --temperature 0..%g",
+			      PASSK_MAX_SAMPLES, EVAL_MAX_TEMPERATURE);
 	if (o->shard_n < 1 || o->shard_i < 0 || o->shard_i >= o->shard_n)
 		return errfmt(err, errlen, "--shard wants I/N with 0 <= I < N");
 	if (o->jobs < 0 || o->gen_timeout_ms <= 0)
@@ -208,10 +215,11 @@ static int check_reference_log(const struct rec_index *ref, const struct eval_ct
 			return errfmt(err, errlen, "reference %s has no records for setting %s",
 				      dir, it->set->name);
 		int last = c->turns > 0 ? c->turns - 1 : 0;
-		int fp = ri_first_pass(ref, it->set->name, it->task->id);
+		/* Every sample replays the reference's first episode. */
+		int fp = ri_first_pass(ref, it->set->name, it->task->id, 0);
 		if (fp >= 0 && fp < last)
 			last = fp;
-		int have = ri_done_turns(ref, it->set->name, it->task->id);
+		int have = ri_done_turns(ref, it->set->name, it->task->id, 0);
 		if (have <= last)
 			return errfmt(err, errlen,
 				      "reference %s has no record for setting %s, task "
@@ -441,6 +449,7 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 	struct eval_ctx c = {.o = o,
 			     .log_fd = -1,
 			     .turns = o->turns,
+			     .samples = o->samples,
 			     .seed = o->seed >= 0 ? o->seed : EVAL_DEFAULT_SEED,
 			     .seed_per_task = o->seed < 0};
 	c.model = o->model && *o->model ? o->model : "unknown";
@@ -470,11 +479,14 @@ int eval_run(const struct eval_opts *o, char *err, size_t errlen)
 		c.prog = progress_new(o->progress, total, done, solved);
 		int wrc = c.nitems ? run_workers(&c, jobs) : 0;
 		progress_end(c.prog);
+		int prc = eval_verbal_patch(&c, turns_path, c.err, sizeof c.err);
 		/* Even after a failure, what finished is scored and traced; the
 		 * next run with the same --out picks up from there. */
 		rc = write_outputs(o->out_dir, turns_path, c.refsum, err, errlen);
 		if (wrc < 0)
 			rc = stopped(&c, err, errlen);
+		else if (prc < 0)
+			rc = errfmt(err, errlen, "%s", c.err);
 	}
 	if (caught)
 		sigaction(SIGINT, &old_int, NULL);

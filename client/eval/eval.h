@@ -35,6 +35,8 @@ const struct eval_setting *eval_settings(size_t *n);
 /* The seed without --seed (recorded in manifest.json): each task's test
  * runs get their own seed derived from it (manifest_task_seed). */
 #define EVAL_DEFAULT_SEED 42
+/* --temperature: the largest a generator is given (model APIs take 0..2). */
+#define EVAL_MAX_TEMPERATURE 10.0
 
 struct eval_opts {
 	const char *socket;
@@ -89,6 +91,11 @@ struct eval_opts {
 	 * first 3 method definitions, setUp and helpers included), for scores
 	 * comparable with its published ones. */
 	enum proto_partial_mode partial_mode;
+	/* --samples: independent episodes per task and setting
+	 * (1..PASSK_MAX_SAMPLES); --temperature for the generator (< 0: not
+	 * given, the generator's own default). */
+	int samples;
+	double temperature;
 };
 
 /* What eval_run returns: 0, or why it did not finish. */

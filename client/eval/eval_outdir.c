@@ -62,10 +62,11 @@ static int retry_failed(struct eval_ctx *c, const char *path, const struct eval_
 		names[i] = sets[i]->name;
 	for (size_t i = 0; i < ri_items(c->resume); i++) {
 		const char *setting, *task;
-		ri_item_key(c->resume, i, &setting, &task);
+		int sample;
+		ri_item_key(c->resume, i, &setting, &task, &sample);
 		for (size_t j = 0; j < nsets; j++)
 			pairs += strcmp(setting, names[j]) == 0 &&
-				 ri_first_failed(c->resume, setting, task) >= 0;
+				 ri_first_failed(c->resume, setting, task, sample) >= 0;
 	}
 	if (!pairs)
 		return 0;
@@ -127,28 +128,32 @@ static int open_resume(struct eval_ctx *c, const char *path, const struct eval_s
 }
 
 /* Task-major order: an interrupted run has covered its first tasks in every
- * setting. Fully recorded items are counted, not queued. */
+ * setting (and sample). Fully recorded items are counted, not queued. */
 static int make_items(struct eval_ctx *c, const struct ds_task **tasks, size_t ntasks,
 		      const struct eval_setting **sets, size_t nsets, size_t *total, size_t *done,
 		      size_t *solved, char *err, size_t errlen)
 {
-	c->items = calloc(ntasks * nsets + 1, sizeof *c->items);
+	size_t ns = (size_t)c->samples;
+	c->items = calloc(ntasks * nsets * ns + 1, sizeof *c->items);
 	if (!c->items)
 		return errfmt(err, errlen, "out of memory");
-	*total = ntasks * nsets;
+	*total = ntasks * nsets * ns;
 	*done = *solved = 0;
 	for (size_t i = 0; i < ntasks; i++)
-		for (size_t j = 0; j < nsets; j++) {
-			int have = ri_done_turns(c->resume, sets[j]->name, tasks[i]->id);
-			if (have > c->turns) {
-				(*done)++;
-				*solved +=
-				    ri_first_pass(c->resume, sets[j]->name, tasks[i]->id) >= 0;
-				continue;
+		for (size_t j = 0; j < nsets; j++)
+			for (int k = 0; k < c->samples; k++) {
+				const char *set = sets[j]->name, *id = tasks[i]->id;
+				int have = ri_done_turns(c->resume, set, id, k);
+				if (have > c->turns) {
+					(*done)++;
+					*solved += ri_first_pass(c->resume, set, id, k) >= 0;
+					continue;
+				}
+				c->items[c->nitems++] = (struct eval_item){.set = sets[j],
+									   .task = tasks[i],
+									   .sample = k,
+									   .done_turns = have};
 			}
-			c->items[c->nitems++] = (struct eval_item){
-			    .set = sets[j], .task = tasks[i], .done_turns = have};
-		}
 	return 0;
 }
 

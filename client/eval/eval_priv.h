@@ -1,6 +1,7 @@
 /* Internals of `sbx eval` shared by eval.c (the run: options, resume,
  * workers), eval_turn.c (one task × setting through its turns),
  * eval_errors.c (stopping the run), eval_outdir.c (--out before the run),
+ * eval_sample.c (--samples), eval_verbal.c (late verbal feedback),
  * recindex.c (the turns.jsonl log's
  * index and rewrites), trace.c (traces.jsonl) and progress.c. */
 #ifndef SBX_EVAL_PRIV_H
@@ -43,6 +44,7 @@
 #define K_SYSTEM_MSG "system_message"
 #define K_ASSISTANT_MSG "assistant_message"
 #define K_TIME "time"
+#define K_SAMPLE "sample" /* --samples N > 1 only: the episode, 0..N-1 */
 
 #define MODE_LIVE "live"
 #define MODE_STATIC "static"
@@ -70,14 +72,22 @@ int ri_max_turns(const struct rec_index *ri, const char *setting);
 const char *ri_mode(const struct rec_index *ri);
 const char *ri_run_id(const struct rec_index *ri);
 bool ri_has_setting(const struct rec_index *ri, const char *setting);
+/* A (setting, task, sample) is one episode: a whole conversation (sample 0
+ * for records without "sample"). */
 /* Number of records from turn 0 on with no gap (the turns a resume keeps). */
-int ri_done_turns(const struct rec_index *ri, const char *setting, const char *task);
+int ri_done_turns(const struct rec_index *ri, const char *setting, const char *task, int sample);
 /* The first turn recorded as passing, or -1. */
-int ri_first_pass(const struct rec_index *ri, const char *setting, const char *task);
+int ri_first_pass(const struct rec_index *ri, const char *setting, const char *task, int sample);
 /* The first turn whose generator or verbal command failed, or -1. */
-int ri_first_failed(const struct rec_index *ri, const char *setting, const char *task);
+int ri_first_failed(const struct rec_index *ri, const char *setting, const char *task, int sample);
 /* The record, read back from the file (new reference), or NULL when absent. */
-json_t *ri_get(const struct rec_index *ri, const char *setting, const char *task, int turn);
+json_t *ri_get(const struct rec_index *ri, const char *setting, const char *task, int sample,
+	       int turn);
+/* The largest sample indexed (0 without --samples). */
+int ri_max_sample(const struct rec_index *ri);
+/* A record's "sample": 0 when absent, -1 when not an integer
+ * 0..PASSK_MAX_SAMPLES-1. */
+int ri_record_sample(const json_t *r);
 /* Rewrites every record of these settings with "turns" = turns (tmp file +
  * rename), for a rerun with a larger --turns. */
 int ri_rewrite_turns(const char *path, const char *const *settings, size_t n, int turns, char *err,
@@ -87,9 +97,10 @@ int ri_rewrite_turns(const char *path, const char *const *settings, size_t n, in
  * resume asks them again; *dropped counts them. */
 int ri_drop_failed(const struct rec_index *ri, const char *path, const char *const *settings,
 		   size_t n, size_t *dropped, char *err, size_t errlen);
-/* The (setting, task) pairs indexed, in order of first appearance. */
+/* The (setting, task, sample) episodes indexed, in order of first appearance. */
 size_t ri_items(const struct rec_index *ri);
-void ri_item_key(const struct rec_index *ri, size_t i, const char **setting, const char **task);
+void ri_item_key(const struct rec_index *ri, size_t i, const char **setting, const char **task,
+		 int *sample);
 /* traces.jsonl from an index of the run's turns.jsonl (tmp file + rename;
  * trace.c). */
 int trace_write(const struct rec_index *ri, const char *path, char *err, size_t errlen);
@@ -107,6 +118,7 @@ void progress_end(struct progress *p);		     /* final line, newline, free */
 struct eval_item {
 	const struct eval_setting *set;
 	const struct ds_task *task;
+	int sample;	/* --samples: the episode, 0..samples-1 */
 	int done_turns; /* records already in turns.jsonl (resume) */
 };
 
@@ -119,6 +131,7 @@ struct eval_ctx {
 	bool seed_per_task; /* each task's runs get manifest_task_seed(seed, id) */
 	bool static_mode;
 	int turns;
+	int samples;		  /* episodes per task and setting (--samples) */
 	int log_fd;		  /* turns.jsonl, O_APPEND */
 	pthread_mutex_t log_mu;	  /* one write() per record line, whole lines only */
 	struct rec_index *resume; /* the out dir's records at start */
@@ -130,6 +143,9 @@ struct eval_ctx {
 	bool failed;	    /* a failure of the run stops every worker */
 	int status;	    /* its enum eval_status */
 	char err[1024];
+	/* Records of earlier last turns whose verbal feedback this resume
+	 * asked (under mu), for eval_verbal_patch. */
+	json_t *verbal_patches;
 	size_t asked;	       /* generator calls of this run */
 	size_t errors;	       /* generator and verbal calls that failed */
 	char first_error[768]; /* the first of them, with its stderr's last line */
@@ -187,6 +203,20 @@ int reference_run_eval(struct eval_ctx *c, const struct ds_task **tasks, size_t 
  * records. */
 int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
 		  bool *solved, char *err, size_t errlen);
+/* Late verbal feedback (eval_verbal.c): a record of an earlier last turn
+ * whose verbal feedback this resume asked, queued (a reference; r must not
+ * change after) to be
+ * rewritten in turns.jsonl. 0, or -1 when out of memory. */
+int eval_verbal_queue(struct eval_ctx *c, const json_t *r);
+/* After the workers: rewrites turns.jsonl with the queued records. 0 or -1. */
+int eval_verbal_patch(struct eval_ctx *c, const char *turns_path, char *err, size_t errlen);
+/* Rewrites path with each record of patches (a JSON array) in place of the
+ * record with its (setting, task, sample, turn). 0 or -1 with err. */
+int ri_patch_records(const char *path, const json_t *patches, char *err, size_t errlen);
+/* --samples and --temperature in a generator input: "sample" and "seed"
+ * (manifest_sample_seed) with N > 1, "temperature" when given
+ * (eval_sample.c). 0 or -1. */
+int eval_sample_input(const struct eval_ctx *c, const struct eval_item *it, json_t *in);
 /* Appends one record as one line (one write() under log_mu). */
 int eval_log_append(struct eval_ctx *c, const json_t *rec, char *err, size_t errlen);
 /* ISO-8601 UTC time, now. */

@@ -97,10 +97,16 @@ static json_t *rec_base(const struct eval_ctx *c, const struct eval_item *it, in
 {
 	char now[32];
 	eval_now_iso(now, sizeof now);
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:s}", K_RUN_ID, c->run_id, K_MODEL,
-			 c->model, K_SETTING, it->set->name, K_TASK_ID, it->task->id, K_TURN, turn,
-			 K_TURNS, c->turns, K_MODE, c->static_mode ? MODE_STATIC : MODE_LIVE,
-			 K_TIME, now);
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:s}", K_RUN_ID, c->run_id,
+			      K_MODEL, c->model, K_SETTING, it->set->name, K_TASK_ID, it->task->id,
+			      K_TURN, turn, K_TURNS, c->turns, K_MODE,
+			      c->static_mode ? MODE_STATIC : MODE_LIVE, K_TIME, now);
+	/* Only with --samples N > 1, so a run without it logs what it did before. */
+	if (r && c->samples > 1 && json_object_set_new(r, K_SAMPLE, json_integer(it->sample)) < 0) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
 }
 
 static json_t *feedback_obj(const char *comp, const char *exec, const char *verbal)
@@ -148,18 +154,25 @@ static json_t *carry(const struct eval_ctx *c, const struct eval_item *it, int t
 
 /* --- the generator ------------------------------------------------------------ */
 
-/* Exactly the feedback the setting includes, from the turn before. */
-static json_t *gen_input(const struct eval_item *it, int turn, const json_t *prev)
+/* Exactly the feedback the setting includes, from the turn before; and
+ * what makes episodes independent (eval_sample.c). */
+static json_t *gen_input(const struct eval_ctx *c, const struct eval_item *it, int turn,
+			 const json_t *prev)
 {
 	const struct eval_setting *s = it->set;
-	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "task_id",
-			 it->task->id, "turn", turn, "setting", s->name, "system_prompt",
-			 eval_system_prompt(), "prompt", it->task->prompt, "entry_point",
-			 it->task->entry_point ? it->task->entry_point : "", "previous_code",
-			 prev ? str_or(prev, K_CODE, "") : "", "compilation_feedback",
-			 prev ? fb_get(prev, K_FB_COMP) : "", "execution_feedback",
-			 prev && s->exec ? fb_get(prev, K_FB_EXEC) : "", "verbal_feedback",
-			 prev && s->verbal != VERBAL_NONE ? fb_get(prev, K_FB_VERBAL) : "");
+	json_t *in = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "task_id",
+			       it->task->id, "turn", turn, "setting", s->name, "system_prompt",
+			       eval_system_prompt(), "prompt", it->task->prompt, "entry_point",
+			       it->task->entry_point ? it->task->entry_point : "", "previous_code",
+			       prev ? str_or(prev, K_CODE, "") : "", "compilation_feedback",
+			       prev ? fb_get(prev, K_FB_COMP) : "", "execution_feedback",
+			       prev && s->exec ? fb_get(prev, K_FB_EXEC) : "", "verbal_feedback",
+			       prev && s->verbal != VERBAL_NONE ? fb_get(prev, K_FB_VERBAL) : "");
+	if (in && eval_sample_input(c, it, in) < 0) {
+		json_decref(in);
+		return NULL;
+	}
+	return in;
 }
 
 /* A model may print any bytes; JSON strings must be UTF-8, so invalid bytes
@@ -384,20 +397,36 @@ static bool verbal_feedback(struct eval_ctx *c, const struct eval_item *it, int 
 	return true;
 }
 
-/* Verbal feedback is for the next turn: none when the task is solved, none
- * when the next turn carries this code forward anyway, none in static mode
- * (the next turn replays the reference's), and no novice when the tests the
- * setting shows all passed: a novice who sees only that has nothing to say
- * (ConvCodeWorld asks no novice then either). */
-static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r)
+/* Verbal feedback is for the next turn: none after the last turn (it would
+ * be a paid call nobody reads; a resume with more turns asks it then), none
+ * when the task is solved, none when the next turn carries this code
+ * forward anyway, none in static mode (the next turn replays the
+ * reference's), and no novice when the tests the setting shows all passed:
+ * a novice who sees only that has nothing to say (ConvCodeWorld asks no
+ * novice then either). */
+static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			 int turn)
 {
 	const struct eval_setting *s = it->set;
-	if (c->static_mode || s->verbal == VERBAL_NONE || is_pass(r))
+	if (turn >= c->turns || c->static_mode || s->verbal == VERBAL_NONE || is_pass(r))
 		return false;
 	if (!c->o->always_regenerate && carries_compiled(s) && compiled(r))
 		return false;
 	return !(s->verbal == VERBAL_NOVICE && s->exec &&
 		 strcmp(fb_get(r, K_FB_EXEC), PASSED_ALL) == 0);
+}
+
+/* The record of a run's last turn, resumed with a larger --turns: it got no
+ * verbal feedback then, and the next turn needs it. Not for carried turns
+ * or failed generators, which never ask, nor when a call was made (its
+ * text, or its failure, is there). */
+static bool verbal_missing(const struct eval_ctx *c, const struct eval_item *it, const json_t *r,
+			   int turn)
+{
+	return !json_is_true(json_object_get(r, K_CARRIED)) &&
+	       !json_is_string(json_object_get(r, K_GEN_ERROR)) &&
+	       !json_is_string(json_object_get(r, K_VERBAL_ERROR)) && !*fb_get(r, K_FB_VERBAL) &&
+	       wants_verbal(c, it, r, turn);
 }
 
 /* --- one turn ----------------------------------------------------------------------- */
@@ -407,7 +436,7 @@ static bool wants_verbal(const struct eval_ctx *c, const struct eval_item *it, c
 static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_item *it,
 			int turn, const json_t *ctx, char *err, size_t errlen)
 {
-	json_t *in = gen_input(it, turn, ctx);
+	json_t *in = gen_input(c, it, turn, ctx);
 	char *user = in ? eval_render_prompt(in) : NULL;
 	json_t *r = rec_base(c, it, turn);
 	if (!in || !user || !r || rec_fill(r, ctx) < 0) {
@@ -456,7 +485,7 @@ static json_t *generate(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		errfmt(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (wants_verbal(c, it, r) && !verbal_feedback(c, it, turn, r)) {
+	if (wants_verbal(c, it, r, turn) && !verbal_feedback(c, it, turn, r)) {
 		turn_status = EVAL_INTERRUPTED;
 		errfmt(err, errlen, "interrupted");
 		goto fail;
@@ -485,7 +514,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 		 * code at this turn, the task counts as solved here (turn 0 always;
 		 * later turns up to N-1) and the model is not asked. */
 		if (turn == 0 || turn < c->turns) {
-			json_t *ref = ri_get(c->ref, it->set->name, it->task->id, turn);
+			json_t *ref = ri_get(c->ref, it->set->name, it->task->id, 0, turn);
 			if (!ref) {
 				errfmt(err, errlen, "reference has no record for %s %s turn %d",
 				       it->set->name, it->task->id, turn);
@@ -497,7 +526,7 @@ static json_t *turn_run(struct eval_ctx *c, struct sbx_conn *conn, const struct 
 				return r;
 		}
 		if (turn > 0) {
-			ref_prev = ri_get(c->ref, it->set->name, it->task->id, turn - 1);
+			ref_prev = ri_get(c->ref, it->set->name, it->task->id, 0, turn - 1);
 			if (!ref_prev) {
 				errfmt(err, errlen, "reference has no record for %s %s turn %d",
 				       it->set->name, it->task->id, turn - 1);
@@ -525,7 +554,8 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 	if (it->done_turns > 0) {
 		/* Resume from the last finished turn's record: its code, verdict and
 		 * feedback are all the next turn needs. */
-		prev = ri_get(c->resume, it->set->name, it->task->id, it->done_turns - 1);
+		prev =
+		    ri_get(c->resume, it->set->name, it->task->id, it->sample, it->done_turns - 1);
 		if (!prev) {
 			errfmt(err, errlen, "cannot read back %s %s turn %d from %s", it->set->name,
 			       it->task->id, it->done_turns - 1, TURNS_FILE);
@@ -533,6 +563,19 @@ int eval_item_run(struct eval_ctx *c, struct sbx_conn *conn, const struct eval_i
 		}
 	}
 	int rc = 0;
+	/* Asked now, and the record rewritten when the run ends (eval_verbal.c);
+	 * a failed call is recorded there as at any turn. */
+	if (prev && verbal_missing(c, it, prev, it->done_turns - 1)) {
+		if (!verbal_feedback(c, it, it->done_turns - 1, prev))
+			rc = EVAL_INTERRUPTED;
+		else if (eval_verbal_queue(c, prev) < 0)
+			rc = EVAL_FAILED;
+		if (rc < 0) {
+			errfmt(err, errlen, rc == EVAL_FAILED ? "out of memory" : "interrupted");
+			json_decref(prev);
+			return rc;
+		}
+	}
 	/* A run that is stopping leaves the item where it is: a resume goes on
 	 * from its last record. */
 	for (int t = it->done_turns; t <= c->turns && !eval_errors_stopping(c); t++) {

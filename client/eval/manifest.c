@@ -32,7 +32,7 @@ static const char *const compared[] = {
     "generator",    "verbal",	       "reference",	  "always_regenerate",
     "seed",	    "seed_per_task",   "limits",	  "daemon.version",
     "python",	    "reference_check", "expected_output", "expected_visible_chars",
-    "partial_mode",
+    "partial_mode", "samples",	       "temperature",
 };
 #define NCOMPARED (sizeof compared / sizeof compared[0])
 
@@ -58,12 +58,15 @@ int manifest_sha256_file(const char *path, char hex[65], char *err, size_t errle
 	return 0;
 }
 
-uint32_t manifest_task_seed(long long seed, const char *task_id)
+/* The first 4 bytes (big-endian) of the SHA-256 of "SEED:TASK_ID", or of
+ * "SEED:TASK_ID:SAMPLE" when sample >= 0. */
+static uint32_t hash_seed(long long seed, const char *task_id, int sample)
 {
 	char *in = NULL;
 	unsigned char sum[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
-	int n = asprintf(&in, "%lld:%s", seed, task_id);
+	int n = sample < 0 ? asprintf(&in, "%lld:%s", seed, task_id)
+			   : asprintf(&in, "%lld:%s:%d", seed, task_id, sample);
 	/* Out of memory: the base seed itself, still one fixed value. */
 	if (n < 0 || EVP_Digest(in, (size_t)n, sum, &len, EVP_sha256(), NULL) != 1 || len < 4) {
 		free(n < 0 ? NULL : in);
@@ -71,6 +74,16 @@ uint32_t manifest_task_seed(long long seed, const char *task_id)
 	}
 	free(in);
 	return (uint32_t)sum[0] << 24 | (uint32_t)sum[1] << 16 | (uint32_t)sum[2] << 8 | sum[3];
+}
+
+uint32_t manifest_task_seed(long long seed, const char *task_id)
+{
+	return hash_seed(seed, task_id, -1);
+}
+
+uint32_t manifest_sample_seed(long long seed, const char *task_id, int sample)
+{
+	return hash_seed(seed, task_id, sample < 0 ? 0 : sample);
 }
 
 static void now_iso(char *buf, size_t len)
@@ -150,8 +163,8 @@ static json_t *manifest_add_reference(json_t *m, const struct eval_opts *o)
 	return m;
 }
 
-json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **sets, size_t nsets,
-		       const json_t *ping, const char *dataset_sha256)
+static json_t *build(const struct eval_opts *o, const struct eval_setting **sets, size_t nsets,
+		     const json_t *ping, const char *dataset_sha256)
 {
 	const struct eval_setting *sorted[EVAL_MAX_SETTINGS];
 	size_t n = nsets < EVAL_MAX_SETTINGS ? nsets : EVAL_MAX_SETTINGS;
@@ -202,6 +215,44 @@ json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **se
 		return NULL;
 	}
 	return manifest_add_reference(m, o);
+}
+
+/* --samples and --temperature, run configuration like the seed. */
+static json_t *add_sampling(json_t *m, const struct eval_opts *o)
+{
+	if (m &&
+	    (json_object_set_new(m, "samples", json_integer(o->samples > 0 ? o->samples : 1)) < 0 ||
+	     json_object_set_new(m, "temperature",
+				 o->temperature >= 0 ? json_real(o->temperature) : json_null()) <
+		 0)) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* A key a manifest of an older sbx lacks reads as its default then:
+ * "samples" 1, "temperature" null (what that sbx did). */
+static bool default_value(const char *key, const json_t *v)
+{
+	if (!strcmp(key, "samples"))
+		return !v || (json_is_integer(v) && json_integer_value(v) == 1);
+	if (!strcmp(key, "temperature"))
+		return !v || json_is_null(v);
+	return false;
+}
+
+static bool same_value(const char *key, const json_t *a, const json_t *b)
+{
+	if (a == b || (a && b && json_equal(a, b)))
+		return true;
+	return (!a || !b) && default_value(key, a) && default_value(key, b);
+}
+
+json_t *manifest_build(const struct eval_opts *o, const struct eval_setting **sets, size_t nsets,
+		       const json_t *ping, const char *dataset_sha256)
+{
+	return add_sampling(build(o, sets, nsets, ping, dataset_sha256), o);
 }
 
 json_t *manifest_load(const char *dir, bool *absent, char *err, size_t errlen)
@@ -259,7 +310,7 @@ size_t manifest_diff(const json_t *old, const json_t *cur, const char *skip, cha
 		if (skip && strcmp(compared[i], skip) == 0)
 			continue;
 		const json_t *a = get_path(old, compared[i]), *b = get_path(cur, compared[i]);
-		if (a == b || (a && b && json_equal(a, b)))
+		if (same_value(compared[i], a, b))
 			continue;
 		n++;
 		name_key(keys, keyslen, compared[i], a, b);
@@ -280,7 +331,7 @@ static int record_force(json_t *cur, const json_t *old, const char *now)
 	for (size_t i = 0; keys && previous && i < NCOMPARED; i++) {
 		const char *k = compared[i];
 		const json_t *a = get_path(old, k), *b = get_path(cur, k);
-		if (!strcmp(k, "turns") || a == b || (a && b && json_equal(a, b)))
+		if (!strcmp(k, "turns") || same_value(k, a, b))
 			continue;
 		json_array_append_new(keys, json_string(k));
 		json_object_set_new(previous, k, a ? json_deep_copy(a) : json_null());

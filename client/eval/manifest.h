@@ -20,6 +20,10 @@ int manifest_sha256_file(const char *path, char hex[65], char *err, size_t errle
 /* The seed of a task's test runs: the first 4 bytes (big-endian) of the
  * SHA-256 of "SEED:TASK_ID", so it depends on nothing but the two. */
 uint32_t manifest_task_seed(long long seed, const char *task_id);
+/* The seed a generator gets for one episode of --samples: the same of
+ * "SEED:TASK_ID:SAMPLE", so episodes differ from each other and from
+ * tasks, and a resume or a shard gives each the same one. */
+uint32_t manifest_sample_seed(long long seed, const char *task_id, int sample);
 
 /* The manifest of a run with these options, settings (entries of
  * eval_settings(), in any order), the daemon's ping answer and the data

@@ -1,8 +1,9 @@
 /* The turns.jsonl log of `sbx eval`: an index of where each (setting, task,
- * turn) record sits (for resume, ConvCodeBench replay and traces.jsonl), and
+ * sample, turn) record sits (for resume, ConvCodeBench replay and traces.jsonl), and
  * the rewrites a rerun makes: "turns" for a longer run, failed turns
  * dropped to be asked again. */
 #include "client/eval/eval_priv.h"
+#include "client/eval/passk.h"
 #include "common/errfmt.h"
 
 #include <errno.h>
@@ -16,6 +17,7 @@
 
 struct ri_item {
 	char *setting, *task;
+	int sample;	  /* --samples: the episode ("sample", 0 when absent) */
 	off_t *off;	  /* by turn; -1 when that turn has no record */
 	size_t *len;	  /* line length without the newline */
 	int nturns;	  /* slots allocated */
@@ -32,11 +34,12 @@ struct rec_index {
 	size_t nslots;
 	size_t count;
 	char *mode, *run_id;
+	int max_sample;
 };
 
-static uint64_t key_hash(const char *setting, const char *task)
+static uint64_t key_hash(const char *setting, const char *task, int sample)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)sample;
 	for (const char *p = setting; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
 	h = (h ^ 0x1f) * 1099511628211ull;
@@ -45,24 +48,27 @@ static uint64_t key_hash(const char *setting, const char *task)
 	return h;
 }
 
-static size_t *slot_for(const struct rec_index *ri, const char *setting, const char *task)
+static size_t *slot_for(const struct rec_index *ri, const char *setting, const char *task,
+			int sample)
 {
 	size_t mask = ri->nslots - 1;
-	for (size_t i = key_hash(setting, task) & mask;; i = (i + 1) & mask) {
+	for (size_t i = key_hash(setting, task, sample) & mask;; i = (i + 1) & mask) {
 		size_t s = ri->slots[i];
 		if (!s)
 			return &ri->slots[i];
 		const struct ri_item *it = &ri->v[s - 1];
-		if (strcmp(it->setting, setting) == 0 && strcmp(it->task, task) == 0)
+		if (it->sample == sample && strcmp(it->setting, setting) == 0 &&
+		    strcmp(it->task, task) == 0)
 			return &ri->slots[i];
 	}
 }
 
-static struct ri_item *find(const struct rec_index *ri, const char *setting, const char *task)
+static struct ri_item *find(const struct rec_index *ri, const char *setting, const char *task,
+			    int sample)
 {
 	if (!ri || !ri->nslots)
 		return NULL;
-	size_t s = *slot_for(ri, setting, task);
+	size_t s = *slot_for(ri, setting, task, sample);
 	return s ? &ri->v[s - 1] : NULL;
 }
 
@@ -82,15 +88,16 @@ static int grow_slots(struct rec_index *ri)
 	for (size_t i = 0; i < on; i++)
 		if (old[i]) {
 			const struct ri_item *it = &ri->v[old[i] - 1];
-			*slot_for(ri, it->setting, it->task) = old[i];
+			*slot_for(ri, it->setting, it->task, it->sample) = old[i];
 		}
 	free(old);
 	return 0;
 }
 
-static struct ri_item *find_or_add(struct rec_index *ri, const char *setting, const char *task)
+static struct ri_item *find_or_add(struct rec_index *ri, const char *setting, const char *task,
+				   int sample)
 {
-	struct ri_item *it = find(ri, setting, task);
+	struct ri_item *it = find(ri, setting, task, sample);
 	if (it)
 		return it;
 	if (grow_slots(ri) < 0)
@@ -106,6 +113,7 @@ static struct ri_item *find_or_add(struct rec_index *ri, const char *setting, co
 	it = &ri->v[ri->n];
 	*it = (struct ri_item){.setting = strdup(setting),
 			       .task = strdup(task),
+			       .sample = sample,
 			       .first_pass = -1,
 			       .first_failed = -1,
 			       .max_turns = -1};
@@ -115,7 +123,9 @@ static struct ri_item *find_or_add(struct rec_index *ri, const char *setting, co
 		return NULL;
 	}
 	ri->n++;
-	*slot_for(ri, setting, task) = ri->n;
+	*slot_for(ri, setting, task, sample) = ri->n;
+	if (sample > ri->max_sample)
+		ri->max_sample = sample;
 	return it;
 }
 
@@ -148,7 +158,10 @@ static int index_record(struct rec_index *ri, const json_t *r, off_t off, size_t
 	    json_integer_value(jt) > 100000)
 		return 2;
 	int turn = (int)json_integer_value(jt);
-	struct ri_item *it = find_or_add(ri, setting, task);
+	int sample = ri_record_sample(r);
+	if (sample < 0)
+		return 2;
+	struct ri_item *it = find_or_add(ri, setting, task, sample);
 	if (!it || ensure_turn(it, turn) < 0)
 		return -1;
 	if (it->off[turn] >= 0)
@@ -307,24 +320,24 @@ bool ri_has_setting(const struct rec_index *ri, const char *setting)
 	return false;
 }
 
-int ri_done_turns(const struct rec_index *ri, const char *setting, const char *task)
+int ri_done_turns(const struct rec_index *ri, const char *setting, const char *task, int sample)
 {
-	const struct ri_item *it = find(ri, setting, task);
+	const struct ri_item *it = find(ri, setting, task, sample);
 	int t = 0;
 	while (it && t < it->nturns && it->off[t] >= 0)
 		t++;
 	return t;
 }
 
-int ri_first_pass(const struct rec_index *ri, const char *setting, const char *task)
+int ri_first_pass(const struct rec_index *ri, const char *setting, const char *task, int sample)
 {
-	const struct ri_item *it = find(ri, setting, task);
+	const struct ri_item *it = find(ri, setting, task, sample);
 	return it ? it->first_pass : -1;
 }
 
-int ri_first_failed(const struct rec_index *ri, const char *setting, const char *task)
+int ri_first_failed(const struct rec_index *ri, const char *setting, const char *task, int sample)
 {
-	const struct ri_item *it = find(ri, setting, task);
+	const struct ri_item *it = find(ri, setting, task, sample);
 	return it ? it->first_failed : -1;
 }
 
@@ -347,9 +360,10 @@ static json_t *read_at(int fd, off_t off, size_t len)
 	return o;
 }
 
-json_t *ri_get(const struct rec_index *ri, const char *setting, const char *task, int turn)
+json_t *ri_get(const struct rec_index *ri, const char *setting, const char *task, int sample,
+	       int turn)
 {
-	const struct ri_item *it = find(ri, setting, task);
+	const struct ri_item *it = find(ri, setting, task, sample);
 	if (!it || turn < 0 || turn >= it->nturns || it->off[turn] < 0)
 		return NULL;
 	return read_at(ri->fd, it->off[turn], it->len[turn]);
@@ -493,7 +507,8 @@ static bool keep_unfailed(json_t *r, const void *arg)
 	json_t *turn = json_object_get(r, K_TURN);
 	if (!setting || !task || !json_is_integer(turn) || !in_list(setting, e->settings, e->n))
 		return true;
-	int from = ri_first_failed(e->ri, setting, task);
+	int sample = ri_record_sample(r);
+	int from = sample < 0 ? -1 : ri_first_failed(e->ri, setting, task, sample);
 	bool drop = from >= 0 && json_integer_value(turn) >= from;
 	e->dropped += drop;
 	return !drop;
@@ -513,8 +528,70 @@ size_t ri_items(const struct rec_index *ri)
 	return ri ? ri->n : 0;
 }
 
-void ri_item_key(const struct rec_index *ri, size_t i, const char **setting, const char **task)
+void ri_item_key(const struct rec_index *ri, size_t i, const char **setting, const char **task,
+		 int *sample)
 {
 	*setting = ri->v[i].setting;
 	*task = ri->v[i].task;
+	*sample = ri->v[i].sample;
+}
+
+int ri_max_sample(const struct rec_index *ri)
+{
+	return ri ? ri->max_sample : 0;
+}
+
+int ri_record_sample(const json_t *r)
+{
+	const json_t *s = json_object_get(r, K_SAMPLE);
+	if (!s)
+		return 0;
+	if (!json_is_integer(s) || json_integer_value(s) < 0 ||
+	    json_integer_value(s) >= PASSK_MAX_SAMPLES)
+		return -1;
+	return (int)json_integer_value(s);
+}
+
+/* --- late verbal feedback --------------------------------------------------- */
+
+/* "setting\x1ftask\x1fsample\x1fturn": ids hold no control characters that
+ * matter here, and a clash could only replace a record by its own patch. */
+static int patch_key(const json_t *r, char *buf, size_t len)
+{
+	const char *setting = json_string_value(json_object_get(r, K_SETTING));
+	const char *task = json_string_value(json_object_get(r, K_TASK_ID));
+	const json_t *turn = json_object_get(r, K_TURN);
+	int sample = ri_record_sample(r);
+	if (!setting || !task || !json_is_integer(turn) || sample < 0)
+		return -1;
+	int n = snprintf(buf, len, "%s\x1f%s\x1f%d\x1f%lld", setting, task, sample,
+			 (long long)json_integer_value(turn));
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static bool apply_patch(json_t *r, const void *arg)
+{
+	char key[2048];
+	const json_t *p = patch_key(r, key, sizeof key) == 0 ? json_object_get(arg, key) : NULL;
+	if (p)
+		json_object_update(r, (json_t *)p);
+	return true;
+}
+
+int ri_patch_records(const char *path, const json_t *patches, char *err, size_t errlen)
+{
+	json_t *by_key = json_object();
+	size_t i;
+	json_t *p;
+	char key[2048];
+	if (!by_key)
+		return errfmt(err, errlen, "out of memory");
+	json_array_foreach(patches, i, p)
+	{
+		if (patch_key(p, key, sizeof key) == 0)
+			json_object_set(by_key, key, p);
+	}
+	int rc = rewrite(path, apply_patch, by_key, err, errlen);
+	json_decref(by_key);
+	return rc;
 }

@@ -185,7 +185,19 @@ int report_data_add(const json_t *r, void *ctx)
 		return -1;
 	/* score.c checked these: non-empty strings without NULs, turn >= 0. */
 	json_t *g = child(d->groups, json_string_value(json_object_get(r, "setting")), false);
-	json_t *row = g ? child(g, json_string_value(json_object_get(r, "task_id")), false) : NULL;
+	/* --samples: each episode is its own row, "ID [sample N]", so the
+	 * timelines of a task's samples never mix. */
+	const char *id = json_string_value(json_object_get(r, "task_id"));
+	const json_t *sample = json_object_get(r, "sample");
+	char *key = NULL;
+	if (json_is_integer(sample) &&
+	    asprintf(&key, "%s [sample %lld]", id, (long long)json_integer_value(sample)) < 0)
+		return -1;
+	json_t *row = g ? child(g, key ? key : id, false) : NULL;
+	free(key);
+	/* The task itself, for the header's count of tasks (not episodes). */
+	if (key && row && json_object_set_new(row, "task_id", json_string(id)) < 0)
+		return -1;
 	json_t *turns = row ? child(row, "turns", true) : NULL;
 	json_t *last = row ? child(row, "last", false) : NULL;
 	json_t *t = json_object();

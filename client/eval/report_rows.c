@@ -316,7 +316,8 @@ json_t *report_rows_json(struct report_data *d, const struct score_table *t)
 		json_object_foreach(json_object_get(d->groups, t->v[s].name), id, row)
 		{
 			rows[k++] = (struct row){id, s, json_object_get(row, "turns")};
-			rc |= json_object_set_new(tasks, id, json_true());
+			const char *task = json_string_value(json_object_get(row, "task_id"));
+			rc |= json_object_set_new(tasks, task ? task : id, json_true());
 		}
 	}
 	if (rc == 0)

@@ -8,13 +8,14 @@
  * the same records split over any number of files, in any order, give
  * bit-identical numbers.
  *
- * Duplicates of (setting, task_id, turn) are counted and ignored: the first
+ * Duplicates of (setting, task_id, sample, turn) are counted and ignored: the first
  * one seen wins, also when it disagrees on the verdict. That is the only
  * place where the order of the files (and of the lines) can matter.
  *
  * A table must start zeroed (struct score_table t = {0}) before
  * score_add_record; score_load zeroes its output itself. */
 #include "client/eval/score.h"
+#include "client/eval/passk.h"
 #include "common/errfmt.h"
 
 #include <errno.h>
@@ -50,12 +51,19 @@ struct acc_setting {
 	size_t gen_errors, verbal_errors;
 };
 
-struct acc_task {
-	size_t setting;
-	char *id;
+/* One episode of a task (--samples: each sample is a whole conversation). */
+struct acc_ep {
 	int first_pass;	     /* NEVER if no turn passed */
 	unsigned char *seen; /* one bit per turn, to recognise duplicates */
 	size_t seen_len;
+	bool present; /* some record has this sample */
+};
+
+struct acc_task {
+	size_t setting;
+	char *id;
+	struct acc_ep *ep; /* by "sample" (0 when absent) */
+	size_t nep;
 };
 
 /* Open addressing with linear probing; idx1 = item index + 1, 0 = empty.
@@ -180,10 +188,26 @@ static struct acc_task *task_get(struct acc *a, size_t setting, const char *id)
 	char *copy = strdup(id);
 	if (!copy)
 		return NULL;
-	a->task[a->ntask] = (struct acc_task){.setting = setting, .id = copy, .first_pass = NEVER};
+	a->task[a->ntask] = (struct acc_task){.setting = setting, .id = copy};
 	*sl = (struct slot){.hash = h, .idx1 = ++a->ntask};
 	a->taskmap.n++;
 	return &a->task[a->ntask - 1];
+}
+
+/* The task's episode for a sample, added (with any below it) if new. */
+static struct acc_ep *episode(struct acc_task *k, size_t sample)
+{
+	if (sample >= k->nep) {
+		struct acc_ep *p = realloc(k->ep, (sample + 1) * sizeof *p);
+		if (!p)
+			return NULL;
+		for (size_t i = k->nep; i <= sample; i++)
+			p[i] = (struct acc_ep){.first_pass = NEVER};
+		k->ep = p;
+		k->nep = sample + 1;
+	}
+	k->ep[sample].present = true;
+	return &k->ep[sample];
 }
 
 /* A non-empty string without embedded NULs (which C strings would
@@ -225,32 +249,40 @@ static int add(struct score_table *t, const json_t *r, const char **why)
 	if (!verdict || !(json_is_string(verdict) || json_is_null(verdict)))
 		return *why = "missing or non-string verdict", 1;
 	bool pass = json_is_string(verdict) && !strcmp(json_string_value(verdict), "pass");
+	/* Absent in runs without --samples: their one episode is sample 0. */
+	const json_t *sample = json_object_get(r, "sample");
+	if (sample && !json_is_integer(sample))
+		return *why = "non-integer sample", 1;
+	json_int_t sn = sample ? json_integer_value(sample) : 0;
+	if (sn < 0 || sn >= PASSK_MAX_SAMPLES)
+		return *why = "sample out of range", 1;
 
 	if (!t->priv && !(t->priv = calloc(1, sizeof(struct acc))))
 		return -1;
 	struct acc *a = t->priv;
 	long si = setting_index(a, setting);
 	struct acc_task *k = si < 0 ? NULL : task_get(a, (size_t)si, id);
-	if (!k)
+	struct acc_ep *e = k ? episode(k, (size_t)sn) : NULL;
+	if (!e)
 		return -1;
 	size_t byte = (size_t)tn / 8;
-	if (byte >= k->seen_len) {
-		unsigned char *p = realloc(k->seen, byte + 1);
+	if (byte >= e->seen_len) {
+		unsigned char *p = realloc(e->seen, byte + 1);
 		if (!p)
 			return -1;
-		memset(p + k->seen_len, 0, byte + 1 - k->seen_len);
-		k->seen = p;
-		k->seen_len = byte + 1;
+		memset(p + e->seen_len, 0, byte + 1 - e->seen_len);
+		e->seen = p;
+		e->seen_len = byte + 1;
 	}
 	t->records++;
 	unsigned char bit = (unsigned char)(1u << (tn % 8));
-	if (k->seen[byte] & bit) {
+	if (e->seen[byte] & bit) {
 		t->duplicates++;
 		return 0;
 	}
-	k->seen[byte] |= bit;
-	if (pass && tn < k->first_pass)
-		k->first_pass = (int)tn;
+	e->seen[byte] |= bit;
+	if (pass && tn < e->first_pass)
+		e->first_pass = (int)tn;
 	/* A failed model command is counted where it happened, not where a
 	 * later record repeats the state it left (those have null). */
 	a->set[si].gen_errors += json_is_string(json_object_get(r, "generator_error"));
@@ -268,8 +300,11 @@ int score_add_record(struct score_table *t, const json_t *record)
 
 static void free_results(struct score_table *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].pass_at_1);
+		for (size_t j = 0; j < t->v[i].nk; j++)
+			free(t->v[i].pass_at_k[j]);
+	}
 	free(t->v);
 	t->v = NULL;
 	t->n = 0;
@@ -286,7 +321,9 @@ void score_free(struct score_table *t)
 			free(a->set[i].name);
 		for (size_t i = 0; i < a->ntask; i++) {
 			free(a->task[i].id);
-			free(a->task[i].seen);
+			for (size_t j = 0; j < a->task[i].nep; j++)
+				free(a->task[i].ep[j].seen);
+			free(a->task[i].ep);
 		}
 		free(a->set);
 		free(a->task);
@@ -314,6 +351,66 @@ static int cmp_setting(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* A task's episodes and how many of them were solved by some turn. */
+struct nc {
+	int n, c;
+};
+
+static int cmp_nc(const void *x, const void *y)
+{
+	const struct nc *a = x, *b = y;
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	return (a->c > b->c) - (a->c < b->c);
+}
+
+static int episodes_of(const struct acc_task *k)
+{
+	int n = 0;
+	for (size_t j = 0; j < k->nep; j++)
+		n += k->ep[j].present;
+	return n;
+}
+
+/* pass@k per turn of setting si, for the ks its fewest-episode task allows
+ * (every task then has n >= k, as the estimator needs). The per-task values
+ * are summed in (n, c) order, so shards in any order give the same bits. */
+static int finish_passk(const struct acc *a, size_t si, struct score_setting *s)
+{
+	if (s->max_samples < 2)
+		return 0;
+	struct nc *v = calloc(s->tasks + 1, sizeof *v);
+	if (!v)
+		return -1;
+	s->nk = passk_ks(s->samples, s->ks);
+	for (size_t j = 0; j < s->nk; j++)
+		if (!(s->pass_at_k[j] = calloc((size_t)s->turns + 1, sizeof(double)))) {
+			free(v);
+			return -1;
+		}
+	for (int turn = 0; turn <= s->turns; turn++) {
+		size_t m = 0;
+		for (size_t i = 0; i < a->ntask && m < s->tasks; i++) {
+			const struct acc_task *k = &a->task[i];
+			if (k->setting != si)
+				continue;
+			v[m] = (struct nc){episodes_of(k), 0};
+			for (size_t j = 0; j < k->nep; j++)
+				v[m].c += k->ep[j].present && k->ep[j].first_pass <= turn;
+			m++;
+		}
+		qsort(v, m, sizeof *v, cmp_nc);
+		for (size_t j = 0; j < s->nk; j++) {
+			double sum = 0;
+			for (size_t i = 0; i < m; i++)
+				sum += passk_estimate(v[i].n, v[i].c, s->ks[j]);
+			s->pass_at_k[j][turn] = m ? sum / (double)m : 0;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 /* Recomputes from scratch, so it may be called again after more records.
  * Out of memory leaves an empty table (n == 0): the interface has no error
  * channel here, and no numbers beat wrong ones. */
@@ -333,23 +430,30 @@ void score_finish(struct score_table *t)
 		v[i].turns = a->set[i].turns;
 		v[i].generator_errors = a->set[i].gen_errors;
 		v[i].verbal_errors = a->set[i].verbal_errors;
+		v[i].samples = INT_MAX;
 		v[i].pass_at_1 = calloc((size_t)v[i].turns + 1, sizeof(double));
 		if (!v[i].pass_at_1) {
 			free_results(t);
 			return;
 		}
 	}
-	/* pass_at_1[t] first holds how many tasks first passed at turn t. */
+	/* pass_at_1[t] first holds how many episodes first passed at turn t. */
 	for (size_t i = 0; i < a->ntask; i++) {
-		struct score_setting *s = &v[a->task[i].setting];
+		const struct acc_task *k = &a->task[i];
+		struct score_setting *s = &v[k->setting];
+		int n = episodes_of(k);
 		s->tasks++;
-		if (a->task[i].first_pass != NEVER)
-			s->pass_at_1[a->task[i].first_pass] += 1;
+		s->episodes += (size_t)n;
+		s->samples = n < s->samples ? n : s->samples;
+		s->max_samples = n > s->max_samples ? n : s->max_samples;
+		for (size_t j = 0; j < k->nep; j++)
+			if (k->ep[j].present && k->ep[j].first_pass != NEVER)
+				s->pass_at_1[k->ep[j].first_pass] += 1;
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		struct score_setting *s = &v[i];
 		/* 0 tasks only after running out of memory mid-record. */
-		double solved = 0, rr = 0, n = s->tasks ? (double)s->tasks : 1;
+		double solved = 0, rr = 0, n = s->episodes ? (double)s->episodes : 1;
 		for (int k = 0; k <= s->turns; k++) {
 			rr += s->pass_at_1[k] / (k + 1);
 			solved += s->pass_at_1[k];
@@ -357,6 +461,12 @@ void score_finish(struct score_table *t)
 		}
 		s->mrr = rr / n;
 		s->recall = s->pass_at_1[s->turns];
+		if (s->samples == INT_MAX)
+			s->samples = 0;
+		if (finish_passk(a, i, s) < 0) {
+			free_results(t);
+			return;
+		}
 	}
 	qsort(v, t->n, sizeof *v, cmp_setting);
 }

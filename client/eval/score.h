@@ -7,13 +7,24 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "client/eval/passk.h"
+
 struct score_setting {
 	char *name;
 	size_t tasks;
 	int turns;	   /* feedback turns after turn 0 (the records' "turns") */
-	double *pass_at_1; /* turns + 1 values: solved by turn t / tasks */
-	double mrr;	   /* mean of 1 / (first passing turn + 1), 0 if never */
-	double recall;	   /* solved by the last turn / tasks */
+	double *pass_at_1; /* turns + 1 values: episodes solved by turn t / episodes */
+	double mrr;	   /* mean over episodes of 1 / (first passing turn + 1), 0 if never */
+	double recall;	   /* episodes solved by the last turn / episodes */
+	/* --samples: an episode is one sample's conversation (the records'
+	 * "sample", 0 when absent); without it, one per task. */
+	size_t episodes;
+	int samples, max_samples; /* the fewest and most episodes of a task */
+	/* When a task has several episodes: the unbiased pass@k per turn for
+	 * each k of passk_ks(samples), over all tasks (turns + 1 values each). */
+	size_t nk;
+	int ks[PASSK_MAX_KS];
+	double *pass_at_k[PASSK_MAX_KS];
 	/* Records whose generator / verbal command failed (a non-null
 	 * "generator_error" / "verbal_error"). */
 	size_t generator_errors, verbal_errors;
@@ -28,9 +39,11 @@ struct score_table {
 };
 
 /* A record counts when it has string "setting", "task_id", integer "turn" ≥ 0,
- * integer "turns" (≤ 1000, ≥ turn) and a "verdict" (string or null); it is
- * solved when verdict == "pass". A task is solved at turn t if any of its
- * turns ≤ t passed. The table starts zeroed. Returns 0 when the record was
+ * integer "turns" (≤ 1000, ≥ turn), a "verdict" (string or null) and, if
+ * any, an integer "sample" 0..PASSK_MAX_SAMPLES-1; it is solved when verdict
+ * == "pass". An episode (setting, task, sample) is solved at turn t if any
+ * of its turns ≤ t passed; (setting, task, sample, turn) is the key of
+ * duplicates. The table starts zeroed. Returns 0 when the record was
  * taken (a duplicate too), -1 when it is invalid or memory ran out. */
 int score_add_record(struct score_table *t, const json_t *record);
 /* Reads files (or DIR/turns.jsonl for a directory) into a fresh table and
@@ -47,7 +60,8 @@ int score_load_each(const char *const *paths, size_t n, FILE *warn, score_each_f
 /* Computes the metrics after records were added (again, if called twice). */
 void score_finish(struct score_table *t);
 /* {"settings": {NAME: {"tasks", "turns", "pass_at_1": [...], "mrr", "recall",
- * "generator_errors", "verbal_errors"}}} */
+ * "generator_errors", "verbal_errors"}}}, and when a task has several
+ * episodes also "samples", "episodes" and "pass_at_k": {"K": [...]}. */
 json_t *score_to_json(const struct score_table *t);
 /* The largest number of turns among the settings. */
 int score_max_turns(const struct score_table *t);

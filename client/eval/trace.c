@@ -84,16 +84,21 @@ static json_t *conversation_of(const json_t *r)
 }
 
 /* One trace line for one turn that asked the model (a record with a
- * user_message), or NULL. */
-static json_t *trace_of(const json_t *r, const char *setting, const char *task, int turn)
+ * user_message), or NULL. With --samples (samples true) the trial name ends
+ * in __sN and "sample" says N. */
+static json_t *trace_of(const json_t *r, const char *setting, const char *task, int turn,
+			int sample, bool samples)
 {
 	const char *model = str_or(r, K_MODEL, "unknown");
 	const char *failed = json_string_value(json_object_get(r, K_GEN_ERROR));
 	char trial[1024], episode[32], source[32];
-	snprintf(trial, sizeof trial, "%s__%s", task, setting);
+	if (samples)
+		snprintf(trial, sizeof trial, "%s__%s__s%d", task, setting, sample);
+	else
+		snprintf(trial, sizeof trial, "%s__%s", task, setting);
 	snprintf(episode, sizeof episode, "episode-%d", turn);
 	snprintf(source, sizeof source, "sbx-eval/%s", str_or(r, K_MODE, MODE_LIVE));
-	return json_pack(
+	json_t *tr = json_pack(
 	    "{s:o, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:i, s:o*}",
 	    "conversations", conversation_of(r), "agent", "sbx-eval", "model", model,
 	    "model_provider", provider_of(model), "date", str_or(r, K_TIME, ""), "task", task,
@@ -101,22 +106,26 @@ static json_t *trace_of(const json_t *r, const char *setting, const char *task, 
 	    failed ? "generator_error" : str_or(r, K_VERDICT, "error"), "verifier_output",
 	    verifier_output(r), "trace_source", source, "setting", setting, "turn", turn, "error",
 	    failed ? json_string(failed) : NULL);
+	if (tr && samples && json_object_set_new(tr, K_SAMPLE, json_integer(sample)) < 0) {
+		json_decref(tr);
+		tr = NULL;
+	}
+	return tr;
 }
 
-/* The lines of one task × setting, in turn order. */
-static int trace_item(const struct rec_index *ri, const char *setting, const char *task, FILE *f)
+/* The lines of one task × setting (× sample), in turn order. */
+static int trace_item(const struct rec_index *ri, const char *setting, const char *task, int sample,
+		      bool samples, FILE *f)
 {
 	json_t *r;
 	int rc = 0;
-	for (int t = 0; rc == 0 && (r = ri_get(ri, setting, task, t)); t++) {
-		json_t *tr = json_is_true(json_object_get(r, K_CARRIED)) ||
-				     !json_is_string(json_object_get(r, K_USER_MSG))
-				 ? NULL
-				 : trace_of(r, setting, task, t);
+	for (int t = 0; rc == 0 && (r = ri_get(ri, setting, task, sample, t)); t++) {
+		bool asked = !json_is_true(json_object_get(r, K_CARRIED)) &&
+			     json_is_string(json_object_get(r, K_USER_MSG));
+		json_t *tr = asked ? trace_of(r, setting, task, t, sample, samples) : NULL;
 		if (tr)
 			rc = json_dumpf(tr, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF ? 0 : -1;
-		else if (json_is_string(json_object_get(r, K_USER_MSG)) &&
-			 !json_is_true(json_object_get(r, K_CARRIED)))
+		else if (asked)
 			rc = -1; /* out of memory: no trace file rather than a short one */
 		json_decref(tr);
 		json_decref(r);
@@ -134,8 +143,9 @@ int trace_write(const struct rec_index *ri, const char *path, char *err, size_t 
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < ri_items(ri); i++) {
 		const char *setting, *task;
-		ri_item_key(ri, i, &setting, &task);
-		rc = trace_item(ri, setting, task, f);
+		int sample;
+		ri_item_key(ri, i, &setting, &task, &sample);
+		rc = trace_item(ri, setting, task, sample, ri_max_sample(ri) > 0, f);
 	}
 	/* Whole or not at all: the old traces stay until the new ones are on disk. */
 	bool ok = rc == 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;

@@ -6,8 +6,10 @@ chat completions endpoint (OpenAI, vLLM, llama.cpp server, ...).
 
 Environment: OPENAI_BASE_URL (default https://api.openai.com/v1),
 OPENAI_API_KEY (sent as a bearer token when set), SBX_MODEL (the model
-name; required), SBX_TEMPERATURE (default 0: greedy, as ConvCodeWorld),
-SBX_MAX_TOKENS (optional), SBX_HTTP_TIMEOUT (seconds, default 300).
+name; required), SBX_TEMPERATURE (default 0: greedy, as ConvCodeWorld;
+the input's "temperature", from `sbx eval --temperature`, wins), SBX_MAX_TOKENS
+(optional), SBX_HTTP_TIMEOUT (seconds, default 300). The input's "seed"
+(`sbx eval --samples N`: one per episode) is sent as the request's seed.
 
 Reads the generator input of docs/eval.md on stdin and prints the model's
 answer; `sbx eval` takes the first ```python block of it as the code.
@@ -94,8 +96,13 @@ def request_body(req):
         # turn's system_message); SYSTEM is the same text, for older inputs.
         "messages": [{"role": "system", "content": req.get("system_prompt") or SYSTEM},
                      {"role": "user", "content": render_prompt(req)}],
-        "temperature": float(os.environ.get("SBX_TEMPERATURE", "0")),
+        "temperature": float(req["temperature"]) if "temperature" in req
+        else float(os.environ.get("SBX_TEMPERATURE", "0")),
     }
+    # --samples N: each episode's own seed, so endpoints that honour it
+    # (OpenAI, vLLM) give independent samples, reproducibly.
+    if "seed" in req:
+        body["seed"] = int(req["seed"])
     if os.environ.get("SBX_MAX_TOKENS"):
         body["max_tokens"] = int(os.environ["SBX_MAX_TOKENS"])
     return body

@@ -17,6 +17,8 @@ its mode says. MODES is one mode for every task, or "t/x=mode,...,*=mode".
   seedprobe   fails every test with "SEED-PROBE <the job's PYTHONHASHSEED>"
   first3      right for the first three tests only (partial coverage sees a pass)
   badutf8     wrong, with bytes that are not UTF-8 in a comment
+  even        right iff the input's "sample" (0 when absent) is even
+  sampleturn  right from turn "sample" on (sample 0 at once, sample 2 at turn 2)
 """
 import json
 import os
@@ -72,6 +74,10 @@ def main():
         answer(right if req["verbal_feedback"] else WRONG)
     elif mode == "turn2":
         answer(right if turn >= 2 else WRONG)
+    elif mode == "even":
+        answer(right if req.get("sample", 0) % 2 == 0 else WRONG)
+    elif mode == "sampleturn":
+        answer(right if turn >= req.get("sample", 0) else WRONG)
     elif mode == "empty":
         pass
     elif mode == "sleep":

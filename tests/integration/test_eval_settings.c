@@ -145,9 +145,10 @@ START_TEST(test_settings_feedback)
 	}
 	/* Novice: CF_EF_UNIT_SNF and CF_EF_FULL_SNF at turn 0 for 2 tasks (fixed at
 	 * turn 1); expert: those two EF settings the same, plus CF_SEF at turns
-	 * 0, 1, 2 for 2 tasks. */
+	 * 0 and 1 for 2 tasks (none after the last turn, 2: no turn reads it). */
 	ck_assert_uint_eq(nnov, 4);
-	ck_assert_uint_eq(nexp, 4 + 6);
+	ck_assert_uint_eq(nexp, 4 + 4);
+	ck_assert_str_eq(fb(rec(recs, "CF_SEF", "t/negate", 2), "verbal"), "");
 	json_t *r = rec(recs, "CF_SEF", "t/double", 0);
 	ck_assert_ptr_nonnull(strstr(fb(r, "verbal"), "expert says"));
 	ck_assert_str_eq(fb(r, "execution"), "");
@@ -217,7 +218,9 @@ START_TEST(test_quiet_novice)
 	ck_assert_str_eq(fb(u, "verbal"), "");
 	ck_assert_ptr_nonnull(strstr(fb(f, "execution"), "test_4"));
 	ck_assert_ptr_nonnull(strstr(fb(f, "verbal"), "novice says"));
-	ck_assert_uint_eq(json_array_size(vin), 2); /* CF_EF_FULL_SNF turns 0 and 1 */
+	/* CF_EF_FULL_SNF turn 0 only: turn 1 is the last, no turn reads its. */
+	ck_assert_uint_eq(json_array_size(vin), 1);
+	ck_assert_str_eq(fb(rec(recs, "CF_EF_FULL_SNF", "t/double", 1), "verbal"), "");
 	json_decref(recs);
 	json_decref(vin);
 	env_end(&e);

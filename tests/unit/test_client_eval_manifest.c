@@ -199,6 +199,41 @@ START_TEST(test_check_merge)
 }
 END_TEST
 
+/* --samples episodes' seeds: sha256("42:t/double:0") starts 2555f905,
+ * sha256("42:t/double:1") 5726242c (sha256sum(1)). */
+START_TEST(test_sample_seeds)
+{
+	ck_assert_uint_eq(manifest_sample_seed(42, "t/double", 0), 0x2555f905u);
+	ck_assert_uint_eq(manifest_sample_seed(42, "t/double", 1), 0x5726242cu);
+	ck_assert_uint_ne(manifest_sample_seed(42, "t/double", 0),
+			  manifest_task_seed(42, "t/double"));
+	ck_assert_uint_ne(manifest_sample_seed(42, "t/inc", 1),
+			  manifest_sample_seed(42, "t/double", 1));
+}
+END_TEST
+
+/* samples and temperature are compared; a manifest of an older sbx, which
+ * has neither, equals a run with 1 and null, and no other. */
+START_TEST(test_diff_samples)
+{
+	json_t *old = base(), *a = base(), *b = base();
+	char keys[1024];
+	json_object_set_new(a, "samples", json_integer(1));
+	json_object_set_new(a, "temperature", json_null());
+	ck_assert_uint_eq(manifest_diff(old, a, NULL, keys, sizeof keys), 0);
+	ck_assert_uint_eq(manifest_diff(a, old, NULL, keys, sizeof keys), 0);
+	json_object_set_new(b, "samples", json_integer(4));
+	json_object_set_new(b, "temperature", json_real(0.5));
+	ck_assert_uint_eq(manifest_diff(old, b, NULL, keys, sizeof keys), 2);
+	ck_assert_str_eq(keys, "samples (was none, now 4), temperature (was none, now 0.5)");
+	ck_assert_uint_eq(manifest_diff(a, b, NULL, keys, sizeof keys), 2);
+	ck_assert_str_eq(keys, "samples (was 1, now 4), temperature (was null, now 0.5)");
+	json_decref(old);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
 static Suite *manifest_suite(void)
 {
 	Suite *s = suite_create("manifest");
@@ -208,6 +243,8 @@ static Suite *manifest_suite(void)
 	tcase_add_test(t, test_diff_names_what_decides);
 	tcase_add_test(t, test_settle_refuses_or_records);
 	tcase_add_test(t, test_check_merge);
+	tcase_add_test(t, test_sample_seeds);
+	tcase_add_test(t, test_diff_samples);
 	suite_add_tcase(s, t);
 	return s;
 }
