@@ -22,7 +22,7 @@ static void setup_cases(struct fb_run *f, size_t n, size_t io_left)
 	compile_ok(f);
 	f->io_left = io_left;
 	for (size_t i = 0; i < n; i++) {
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof name, "case %zu", i + 1);
 		ck_assert_int_eq(fb_add_test(f, name, OUT_PASSED, "", "", 1), 0);
 	}
