@@ -231,7 +231,8 @@ static int cmp_size(const void *x, const void *y)
  * then takes from *avail. */
 static size_t fit(size_t *len, size_t n, size_t *avail, size_t max)
 {
-	qsort(len, n, sizeof *len, cmp_size);
+	if (n) /* an empty kind has no array: qsort(NULL, 0) is undefined */
+		qsort(len, n, sizeof *len, cmp_size);
 	size_t below = 0, c = max;
 	for (size_t i = 0; i < n; i++) {
 		/* Lengths from i on are cut to c: c is what is left for each. */

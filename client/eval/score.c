@@ -399,7 +399,8 @@ static int finish_passk(const struct acc *a, size_t si, struct score_setting *s)
 				v[m].c += k->ep[j].present && k->ep[j].first_pass <= turn;
 			m++;
 		}
-		qsort(v, m, sizeof *v, cmp_nc);
+		if (m) /* qsort(NULL, 0) is undefined */
+			qsort(v, m, sizeof *v, cmp_nc);
 		for (size_t j = 0; j < s->nk; j++) {
 			double sum = 0;
 			for (size_t i = 0; i < m; i++)
@@ -468,7 +469,8 @@ void score_finish(struct score_table *t)
 			return;
 		}
 	}
-	qsort(v, t->n, sizeof *v, cmp_setting);
+	if (t->n)
+		qsort(v, t->n, sizeof *v, cmp_setting);
 }
 
 /* PATH, or PATH/turns.jsonl when PATH is a directory. */
