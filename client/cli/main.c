@@ -35,7 +35,9 @@ static void usage(FILE *f)
 		"               [--cpus N] [--policy NAME] [--id ID] [--pretty | --explain]\n"
 		"               [--tests FILE --format unittest|humaneval|asserts|stdio]\n"
 		"               [--entry-point NAME] [--coverage full|partial|none]\n"
-		"               [--partial-tests N] [--test-timeout SEC] [--seed N]\n"
+		"               [--partial-tests N] [--partial-mode fixed|convcodeworld]\n"
+		"               [--expected-output show|hide] [--expected-visible N]\n"
+		"               [--test-timeout SEC] [--seed N]\n"
 		"               [--float-tolerance X] [--case-cpu SEC] [--case-wall SEC]\n"
 		"               [--fail-fast] [--isolation none|process] CODE_FILE\n"
 		"The socket defaults to $SBX_SOCKET, else /run/sandboxd.sock. CODE_FILE may be -.\n"
@@ -255,21 +257,33 @@ static int cmd_run(const char *sock, int argc, char **argv)
 		} else if (strcmp(a, "--tests") == 0) {
 			tests_path = v;
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--entry-point") == 0 ||
-			   strcmp(a, "--coverage") == 0 || strcmp(a, "--isolation") == 0) {
+			   strcmp(a, "--coverage") == 0 || strcmp(a, "--isolation") == 0 ||
+			   strcmp(a, "--partial-mode") == 0 ||
+			   strcmp(a, "--expected-output") == 0) {
 			/* The daemon checks the values (and which formats take them). */
-			const char *field = strcmp(a, "--format") == 0	      ? F_FORMAT
-					    : strcmp(a, "--entry-point") == 0 ? F_ENTRY_POINT
-					    : strcmp(a, "--isolation") == 0   ? F_ISOLATION
-									      : F_COVERAGE;
+			const char *field = strcmp(a, "--format") == 0	       ? F_FORMAT
+					    : strcmp(a, "--entry-point") == 0  ? F_ENTRY_POINT
+					    : strcmp(a, "--isolation") == 0    ? F_ISOLATION
+					    : strcmp(a, "--partial-mode") == 0 ? F_PARTIAL_MODE
+					    : strcmp(a, "--expected-output") == 0
+						? F_EXPECTED_OUTPUT
+						: F_COVERAGE;
 			json_object_set_new(req, field, json_string(v));
-		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0) {
-			/* seeds may be 0; the daemon range-checks both */
-			bool seed = strcmp(a, "--seed") == 0;
-			if (num_parse_long(v, seed ? 0 : 1, 0x7fffffffL, &n) < 0) {
+		} else if (strcmp(a, "--partial-tests") == 0 || strcmp(a, "--seed") == 0 ||
+			   strcmp(a, "--expected-visible") == 0) {
+			/* seeds and visible characters may be 0; the daemon
+			 * range-checks all three */
+			bool seed = strcmp(a, "--seed") == 0,
+			     vis = strcmp(a, "--expected-visible") == 0;
+			if (num_parse_long(v, seed || vis ? 0 : 1, 0x7fffffffL, &n) < 0) {
 				snprintf(err, sizeof err, "%s: not a valid number: %s", a, v);
 				goto out;
 			}
-			json_object_set_new(req, seed ? F_SEED : F_PARTIAL_TESTS, json_integer(n));
+			json_object_set_new(req,
+					    seed  ? F_SEED
+					    : vis ? F_EXPECTED_VISIBLE_CHARS
+						  : F_PARTIAL_TESTS,
+					    json_integer(n));
 		} else if (strcmp(a, "--test-timeout") == 0) {
 			if (num_parse_seconds_ms(v, &n) < 0) {
 				snprintf(err, sizeof err, "%s: not a positive number: %s", a, v);

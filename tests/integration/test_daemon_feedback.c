@@ -718,6 +718,44 @@ START_TEST(test_cli_explain)
 	ck_assert_msg(!strstr(out, "case 2"), "case 2 passed, it must not be shown:\n%s", out);
 	free(out);
 
+	/* The stdio case again with its expected output hidden from the text. */
+	snprintf(cmd, sizeof cmd,
+		 "%s --socket %s run --tests %s --format stdio --expected-output hide "
+		 "--expected-visible 0 --explain %s",
+		 sbx, d.sock, path[3], path[2]);
+	out = run_cmd(cmd, &st);
+	ck_assert_msg(st == 0, "%s exited %d; output:\n%s", cmd, st, out);
+	ck_assert_msg(strstr(out, "case 1\nInput:\n1\n"), "output:\n%s", out);
+	ck_assert_msg(!strstr(out, "Expected output:\n2\n"), "expected shown:\n%s", out);
+	ck_assert_msg(strstr(out, "hidden"), "output:\n%s", out);
+	free(out);
+
+	/* --partial-mode reaches the daemon: ConvCodeWorld's rule counts setUp
+	 * and a helper, so of three places only test_1 (which passes) is a
+	 * test, and the text says all passed although test_2 fails; the fixed
+	 * rule shows test_2. */
+	snprintf(path[4], sizeof path[4], "%s/suite.py", dir);
+	tf_write(path[4], "import unittest\n"
+			  "class TestCases(unittest.TestCase):\n"
+			  "    def setUp(self):\n        self.x = 1\n"
+			  "    def helper(self, v):\n        return f(v)\n"
+			  "    def test_1(self):\n        self.assertEqual(self.helper(1), 1)\n"
+			  "    def test_2(self):\n        self.assertEqual(f(2), 5)\n");
+	for (int cw = 0; cw < 2; cw++) {
+		snprintf(cmd, sizeof cmd,
+			 "%s --socket %s run --tests %s --format unittest --coverage partial "
+			 "--partial-mode %s --explain %s",
+			 sbx, d.sock, path[4], cw ? "convcodeworld" : "fixed", path[0]);
+		out = run_cmd(cmd, &st);
+		ck_assert_msg(st == 0, "%s exited %d; output:\n%s", cmd, st, out);
+		ck_assert_msg(strstr(out, "Verdict: fail"), "output:\n%s", out);
+		ck_assert_msg((strstr(out, "test_2") == NULL) == cw, "%s shows test_2 %s:\n%s",
+			      cw ? "convcodeworld" : "fixed", cw ? "" : "not", out);
+		ck_assert_msg(!!strstr(out, "Passed all test runs") == cw, "output:\n%s", out);
+		free(out);
+	}
+	unlink(path[4]);
+
 	/* And a passing one says so. */
 	tf_write(path[1], "[\"assert f(1) == 1\"]\n");
 	snprintf(cmd, sizeof cmd, "%s --socket %s run --tests %s --format asserts --explain %s",
