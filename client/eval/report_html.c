@@ -140,6 +140,40 @@ static void score_table(FILE *f, const struct score_table *t)
 		t->records, t->duplicates);
 }
 
+/* With --samples, the unbiased pass@k per setting and k, as score_print's
+ * pass@k rows (the same numbers and rounding); nothing without samples. */
+static void passk_table(FILE *f, const struct score_table *t)
+{
+	bool any = false;
+	for (size_t i = 0; i < t->n; i++)
+		any |= t->v[i].nk > 0;
+	if (!any)
+		return;
+	int nt = score_max_turns(t);
+	fputs("<table id=\"passk-table\">\n<thead><tr><th>setting</th><th>k</th>", f);
+	for (int k = 0; k <= nt; k++)
+		fprintf(f, "<th>T%d</th>", k);
+	fputs("<th>episodes</th></tr></thead>\n<tbody>\n", f);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct score_setting *s = &t->v[i];
+		for (size_t j = 0; j < s->nk; j++) {
+			fputs("<tr><th scope=\"row\" class=\"passk\">", f);
+			esc(f, s->name);
+			fprintf(f, "</th><td>%d</td>", s->ks[j]);
+			for (int k = 0; k <= nt; k++)
+				if (k <= s->turns)
+					fprintf(f, "<td>%.1f</td>", 100 * s->pass_at_k[j][k]);
+				else
+					fputs("<td>-</td>", f);
+			fprintf(f, "<td>%zu</td></tr>\n", s->episodes);
+		}
+	}
+	fputs("</tbody>\n</table>\n<p class=\"note\">The unbiased pass@k (Chen et al.) after "
+	      "each turn, in %, over each task's episodes (<code>--samples</code>), as "
+	      "<code>sbx score</code> prints it.</p>\n",
+	      f);
+}
+
 void report_html_write(FILE *f, const struct score_table *t, const json_t *data,
 		       const char *const *sources, size_t nsources)
 {
@@ -175,6 +209,7 @@ void report_html_write(FILE *f, const struct score_table *t, const json_t *data,
 	limits(f, data);
 	fputs("</header>\n<section id=\"scores\">\n<h2>Scores</h2>\n", f);
 	score_table(f, t);
+	passk_table(f, t);
 	fputs("</section>\n<section id=\"curves\">\n<h2>Pass@1 per turn</h2>\n", f);
 	score_svg_write(t, f);
 	fprintf(f,

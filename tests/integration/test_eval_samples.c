@@ -188,6 +188,12 @@ START_TEST(test_samples_pass_at_k)
 	size_t plen;
 	char *page = sbx_read_file(p, 1 << 24, &plen, NULL, 0);
 	ck_assert_ptr_nonnull(page);
+	/* Its pass@k table has sbx score's numbers (summary.json's, above). */
+	ck_assert_ptr_nonnull(strstr(page, "id=\"passk-table\""));
+	ck_assert_msg(strstr(page, "CF_EF_FULL</th><td>2</td><td>83.3</td><td>100.0</td>"
+				   "<td>100.0</td><td>6</td></tr>"),
+		      "no pass@2 row in the page");
+	ck_assert_ptr_nonnull(strstr(page, "CF_EF_FULL</th><td>3</td><td>100.0</td>"));
 	ck_assert(strstr(page, "t/negate [sample 2]") && strstr(page, "t/double [sample 0]"));
 	/* The header counts tasks, not episodes (the data block's "tasks"). */
 	char *blk = strstr(page, "id=\"report-data\">");

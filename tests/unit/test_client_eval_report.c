@@ -250,6 +250,8 @@ START_TEST(test_table_equals_score)
 		free(toks.s);
 	}
 	ck_assert_uint_eq(rows, 3);
+	/* No samples, no pass@k table. */
+	ck_assert_ptr_null(strstr(page, "passk-table"));
 	/* Values known from the score tests, in case both went wrong. */
 	ck_assert_ptr_nonnull(strstr(page, "<th scope=\"row\">CF</th><td>4</td><td>25.0</td>"
 					   "<td>25.0</td><td>50.0</td><td>75.0</td><td>39.6</td>"
