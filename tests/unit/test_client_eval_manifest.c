@@ -234,6 +234,36 @@ START_TEST(test_diff_samples)
 }
 END_TEST
 
+/* What the model is shown and which tasks are scored decide the results:
+ * the reference check, the partial rule and the hiding of expected outputs
+ * are compared, each named. */
+START_TEST(test_diff_feedback_and_references)
+{
+	json_t *a = base(), *b = base();
+	char keys[1024];
+	json_object_set_new(b, "reference_check", json_pack("{s:b}", "keep_broken", 0));
+	ck_assert_uint_eq(manifest_diff(a, b, NULL, keys, sizeof keys), 1);
+	ck_assert_str_eq(keys, "reference_check (was none, now {\"keep_broken\":false})");
+	json_object_set_new(a, "reference_check", json_pack("{s:b}", "keep_broken", 1));
+	ck_assert_uint_eq(manifest_diff(a, b, NULL, keys, sizeof keys), 1);
+	json_object_set_new(a, "reference_check", json_pack("{s:b}", "keep_broken", 0));
+	ck_assert_uint_eq(manifest_diff(a, b, NULL, keys, sizeof keys), 0);
+	json_object_set_new(a, "partial_mode", json_string("fixed"));
+	json_object_set_new(b, "partial_mode", json_string("convcodeworld"));
+	json_object_set_new(a, "expected_output", json_string("hide"));
+	json_object_set_new(b, "expected_output", json_string("show"));
+	json_object_set_new(a, "expected_visible_chars", json_integer(0));
+	json_object_set_new(b, "expected_visible_chars", json_integer(20));
+	ck_assert_uint_eq(manifest_diff(a, b, NULL, keys, sizeof keys), 3);
+	ck_assert_msg(strstr(keys, "partial_mode (was \"fixed\", now \"convcodeworld\")") &&
+			  strstr(keys, "expected_output (was \"hide\", now \"show\")") &&
+			  strstr(keys, "expected_visible_chars (was 0, now 20)"),
+		      "%s", keys);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
 static Suite *manifest_suite(void)
 {
 	Suite *s = suite_create("manifest");
@@ -245,6 +275,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(t, test_check_merge);
 	tcase_add_test(t, test_sample_seeds);
 	tcase_add_test(t, test_diff_samples);
+	tcase_add_test(t, test_diff_feedback_and_references);
 	suite_add_tcase(s, t);
 	return s;
 }
