@@ -123,8 +123,9 @@ enum proto_partial_mode { PM_FIXED, PM_CONVCODEWORLD };
 /* stdio tests: the case's expected output and the program's standard
  * output (null for a case not run), each at most PROTO_STDIO_TEXT_MAX
  * bytes cut on a character boundary, and at most PROTO_STDIO_TEXT_TOTAL
- * bytes of them in one response (a quarter of --max-response-mb when that
- * is less), in case order; *_truncated: something was cut off. */
+ * bytes of them in one response as JSON encodes them (a quarter of
+ * --max-response-mb when that is less), in case order; *_truncated:
+ * something was cut off. */
 #define T_EXPECTED "expected"
 #define T_ACTUAL "actual"
 #define T_EXPECTED_TRUNC "expected_truncated"

@@ -54,8 +54,9 @@ struct fb_run {
 	 * (monotonic ns, 0: none), for the response's "timing". The runner
 	 * sends them, so the candidate could delay or hasten them. */
 	uint64_t compile_ns, first_start_ns, done_ns;
-	/* stdio: bytes of expected and actual output the tests may still
-	 * carry (the response's share for them); fb_set_io spends it. */
+	/* stdio: bytes (as the response encodes them) of expected and actual
+	 * output the tests may still carry (the response's share for them);
+	 * fb_set_io spends it. */
 	size_t io_left;
 };
 

@@ -8,18 +8,23 @@
 #include "common/text.h"
 #include "sandboxd/feedback/feedback.h"
 
-/* A copy of at most the bytes left (and PROTO_STDIO_TEXT_MAX), cut on a
- * character boundary; *trunc when something was left out. */
+/* A copy of at most PROTO_STDIO_TEXT_MAX bytes, and of no more than what is
+ * left as the response encodes it (a control byte costs 6 there: counting
+ * raw bytes let 4 KiB of \x01 per case take 24 KiB each, and a quarter of
+ * --max-response-mb grow to 1.5 times it, so the job got a too_large error
+ * instead of its verdict), cut on a character boundary; *trunc when
+ * something was left out. */
 static char *take(struct fb_run *f, const char *s, size_t len, size_t *out_len, bool *trunc)
 {
-	size_t max = f->io_left < PROTO_STDIO_TEXT_MAX ? f->io_left : PROTO_STDIO_TEXT_MAX;
-	size_t n = text_utf8_cut(s, len, max);
+	struct text_json_meter m = {0, 0};
+	size_t n = text_utf8_cut(s, len, PROTO_STDIO_TEXT_MAX);
+	n = text_json_meter(&m, s, n, f->io_left, true);
 	char *c = malloc(n + 1);
 	if (!c)
 		return NULL;
 	memcpy(c, s, n);
 	c[n] = '\0';
-	f->io_left -= n;
+	f->io_left -= m.enc; /* never more than was left */
 	*out_len = n;
 	*trunc = n < len;
 	return c;

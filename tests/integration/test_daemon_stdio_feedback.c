@@ -194,6 +194,39 @@ START_TEST(test_hidden_expected_output)
 }
 END_TEST
 
+/* The expected and actual outputs are budgeted as the response encodes
+ * them: a program that prints control bytes (6 bytes each as JSON) in every
+ * case must still get its verdict, not a too_large error for a response past
+ * --max-response-mb (a candidate could otherwise turn a wrong answer into an
+ * error of the daemon's). 64 cases of 4 KiB of \x01: 256 KiB of raw bytes,
+ * a quarter of 1 MiB, but 1.5 MiB as JSON. */
+START_TEST(test_io_budget_counts_encoded_bytes)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1", "--max-response-mb", "1");
+	json_t *cases = json_array();
+	for (int i = 0; i < 64; i++)
+		json_array_append_new(
+		    cases, json_pack("{s:s,s:s}", F_CASE_INPUT, "1", F_CASE_OUTPUT, "x"));
+	json_t *r =
+	    run1(&d, treq("ctl", "import sys\nsys.stdout.write('\\x01' * 4096)\n", "stdio", cases),
+		 CALL_MS);
+	CHECK_RM(r, streq(verdict(r), "fail"), "%s", "a wrong answer in every case is not a fail");
+	CHECK_R(r, json_array_size(json_object_get(r, R_TESTS)) == 64);
+	size_t enc = 0;
+	for (size_t i = 0; i < 64; i++) {
+		const char *a = tstr(r, i, T_ACTUAL), *e = tstr(r, i, T_EXPECTED);
+		for (size_t k = 0; a && a[k]; k++)
+			enc += a[k] == 1 ? 6 : 1;
+		enc += e ? strlen(e) : 0;
+	}
+	CHECK_RM(r, enc <= (1u << 20) / 4, "the outputs take %zu bytes as JSON", enc);
+	CHECK_R(r, tflag(r, 63, T_ACTUAL_TRUNC));
+	json_decref(r);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *stdio_feedback_suite(void)
 {
 	Suite *s = suite_create("daemon_stdio_feedback");
@@ -202,6 +235,7 @@ static Suite *stdio_feedback_suite(void)
 	tcase_add_test(t, test_expected_and_actual_fields);
 	tcase_add_test(t, test_layout_same_with_and_without_newlines);
 	tcase_add_test(t, test_hidden_expected_output);
+	tcase_add_test(t, test_io_budget_counts_encoded_bytes);
 	return s;
 }
 
