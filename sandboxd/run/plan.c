@@ -65,9 +65,30 @@ json_t *plan_runner(const struct config *cfg, int slot, const struct job *j)
 	return resp;
 }
 
-/* One case's outcome from its run. */
+size_t plan_stdio_budget(const struct config *cfg)
+{
+	size_t quarter = cfg->max_response / 4;
+	return quarter < PROTO_STDIO_TEXT_TOTAL ? quarter : PROTO_STDIO_TEXT_TOTAL;
+}
+
+/* s cut (on a character boundary) to what is left of *left as the response
+ * encodes it, which it spends: a case's message and traceback are what its
+ * program wrote (4,000 bytes of \x01 on stderr are 24 KB of JSON), and
+ * 10,000 cases of them must not take the response past --max-response-mb. */
+static const char *plan_spend(char *s, size_t *left)
+{
+	struct text_json_meter m = {0, 0};
+	size_t len = strlen(s), n = text_json_meter(&m, s, len, *left, true);
+	s[n] = '\0';
+	*left -= m.enc;
+	return s;
+}
+
+/* One case's outcome from its run; *text_left: what its message and
+ * traceback may still take of the response. */
 static void plan_judge_case(struct fb_run *fb, const struct job *j, size_t i,
-			    const struct run_facts *f, const struct run_verdict *rv)
+			    const struct run_facts *f, const struct run_verdict *rv,
+			    size_t *text_left)
 {
 	const struct proto_case *c = &j->req.cases[i];
 	const struct jail_result *r = &f->r;
@@ -82,15 +103,18 @@ static void plan_judge_case(struct fb_run *fb, const struct job *j, size_t i,
 				: stdio_match_diff(c, r->out, r->out_len, j->req.hide_expected,
 						   j->req.visible_chars);
 		fb_add_test(fb, name, ok ? OUT_PASSED : OUT_FAILED, ok ? "" : "wrong answer",
-			    diff ? diff : "", (long)wall);
+			    diff ? plan_spend(diff, text_left) : "", (long)wall);
 		free(diff);
 	} else if (rv->v == V_RUNTIME_ERROR) {
 		char *tb = strndup(r->err ? r->err : "", r->err_len);
 		char *trimmed = tb ? text_trim(tb, CASE_TRACEBACK_MAX) : NULL;
-		const char *m = r->err_len
-				    ? stdio_match_last_line(r->err, r->err_len, line, sizeof line)
-				    : rv->msg;
-		fb_add_test(fb, name, OUT_ERROR, m, trimmed ? trimmed : "", (long)wall);
+		if (r->err_len) {
+			stdio_match_last_line(r->err, r->err_len, line, sizeof line);
+			plan_spend(line, text_left);
+		}
+		const char *m = r->err_len ? line : rv->msg;
+		fb_add_test(fb, name, OUT_ERROR, m, trimmed ? plan_spend(trimmed, text_left) : "",
+			    (long)wall);
 		free(tb);
 		free(trimmed);
 	} else {
@@ -191,8 +215,8 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 	/* CPU summed over the compile step and the cases, memory the peak. */
 	/* The tests' expected and actual outputs get a quarter of a response
 	 * at most, as fetched files do. */
-	fb.io_left = cfg->max_response / 4 < PROTO_STDIO_TEXT_TOTAL ? cfg->max_response / 4
-								    : PROTO_STDIO_TEXT_TOTAL;
+	fb.io_left = plan_stdio_budget(cfg);
+	size_t text_left = plan_stdio_budget(cfg);
 	uint64_t usage[3] = {0, 0, 0};
 	run_facts_usage(&f, &usage[0], &usage[1], &usage[2]);
 	b.cpu_used = usage[0];
@@ -212,7 +236,7 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 		run_facts_usage(&f, &cpu, &wall, &mem);
 		b.cpu_used = usage[0] += cpu;
 		usage[2] = mem > usage[2] ? mem : usage[2];
-		plan_judge_case(&fb, j, i, &f, &rv);
+		plan_judge_case(&fb, j, i, &f, &rv, &text_left);
 		bool bad = fb.tests[i].outcome != OUT_PASSED;
 		verdict_fold_case(&acc, &rv, bad, i);
 		/* The response's stdout/stderr are those of the first case that did

@@ -97,6 +97,12 @@ void run_cgpool_retire(int slot, struct cg_job *j);
  * most fetch_budget() bytes in all (a quarter of --max-response-mb, at
  * most PROTO_FETCH_MAX_BYTES), which run_one keeps free of output. */
 size_t fetch_budget(const struct config *cfg);
+/* stdio: the response's share for the tests' expected and actual outputs,
+ * and as much again for their messages and tracebacks (what each case's
+ * program wrote): a quarter of --max-response-mb each, at most
+ * PROTO_STDIO_TEXT_TOTAL, counted as the response encodes them (plan.c).
+ * A stdio run's output_total leaves room for both (run_one.c). */
+size_t plan_stdio_budget(const struct config *cfg);
 json_t *fetch_json(const struct config *cfg, const struct job *j, const struct jail_result *r);
 
 /* verdict.c: every verdict of the daemon. */

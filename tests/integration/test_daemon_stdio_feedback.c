@@ -227,6 +227,37 @@ START_TEST(test_io_budget_counts_encoded_bytes)
 }
 END_TEST
 
+/* The rest of what a case's program writes reaches the response too: each
+ * test's traceback and message (a runtime error's standard error, a wrong
+ * answer's diff) and the stdout of the first failing case. None of it may
+ * take the response past --max-response-mb, whatever the number of cases:
+ * 64 runtime errors each writing 4,000 bytes of \x01 to stderr (24 KB of
+ * traceback each as JSON), and 64 wrong answers each printing 760 KiB
+ * (the first one's stdout in the response, beside the outputs' quarter)
+ * must get a verdict (fail; output_limit), not a too_large error. */
+START_TEST(test_case_text_fits_response)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1", "--max-response-mb", "1");
+	const char *codes[] = {"import sys\nsys.stderr.write('\\x01' * 4000)\nsys.exit(1)\n",
+			       "import sys\nsys.stdout.write('a' * (760 << 10))\n"};
+	/* The second one's output is cut to what the response has room for. */
+	const char *outcome[] = {"error", NULL}, *verdicts[] = {"fail", "output_limit"};
+	for (int k = 0; k < 2; k++) {
+		json_t *cases = json_array();
+		for (int i = 0; i < 64; i++)
+			json_array_append_new(
+			    cases, json_pack("{s:s,s:s}", F_CASE_INPUT, "1", F_CASE_OUTPUT, "x"));
+		json_t *r = run1(&d, treq("text", codes[k], "stdio", cases), CALL_MS);
+		CHECK_RM(r, streq(verdict(r), verdicts[k]), "program %d: not %s", k, verdicts[k]);
+		CHECK_R(r, json_array_size(json_object_get(r, R_TESTS)) == 64);
+		CHECK_R(r, !outcome[k] || streq(sget0(test_at(r, 63), T_OUTCOME), outcome[k]));
+		json_decref(r);
+	}
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *stdio_feedback_suite(void)
 {
 	Suite *s = suite_create("daemon_stdio_feedback");
@@ -236,6 +267,7 @@ static Suite *stdio_feedback_suite(void)
 	tcase_add_test(t, test_layout_same_with_and_without_newlines);
 	tcase_add_test(t, test_hidden_expected_output);
 	tcase_add_test(t, test_io_budget_counts_encoded_bytes);
+	tcase_add_test(t, test_case_text_fits_response);
 	return s;
 }
 
