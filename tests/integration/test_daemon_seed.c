@@ -152,12 +152,46 @@ START_TEST(test_unseeded_runs_differ)
 }
 END_TEST
 
+/* A seeded run ends as the interpreter ends it, as an unseeded one does,
+ * even when the program replaced os._exit (which the interpreter's own end
+ * never calls): exit status 3 from sys.exit(3), no runner frame on stderr.
+ * The runner ended a seeded run (and every stdio case) through os._exit as
+ * the program left it, so a replaced one returned into the runner, which
+ * failed with its own traceback and status 1. */
+START_TEST(test_seeded_run_ends_as_unseeded)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	const char *code = "import os, sys\n"
+			   "os._exit = lambda status: None\n"
+			   "print('done')\n"
+			   "sys.exit(3)\n";
+	json_t *r[3] = {
+	    run1(&d, job("plain", code), CALL_MS),
+	    run1(&d, set_int(job("seeded", code), F_SEED, 5), CALL_MS),
+	    run1(&d,
+		 set_int(treq("case", code, "stdio",
+			      json_pack("[{s:s,s:s}]", F_CASE_INPUT, "", F_CASE_OUTPUT, "done")),
+			 F_SEED, 5),
+		 CALL_MS)};
+	for (int i = 0; i < 3; i++) {
+		CHECK_R(r[i], streq(sget0(r[i], R_STDOUT), "done\n"));
+		CHECK_R(r[i], json_integer_value(json_object_get(r[i], R_EXIT_CODE)) == 3);
+		CHECK_RM(r[i], !strstr(sget0(r[i], R_STDERR), "sbx_runner"), "%s",
+			 "the runner's frames on stderr");
+		json_decref(r[i]);
+	}
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *seed_suite(void)
 {
 	Suite *s = suite_create("daemon_seed");
 	TCase *t = tmain_tcase(s, "seed", 120);
 	tcase_add_test(t, test_seeded_plain_and_stdio_repeat_warm_and_cold);
 	tcase_add_test(t, test_unseeded_runs_differ);
+	tcase_add_test(t, test_seeded_run_ends_as_unseeded);
 	return s;
 }
 

@@ -17,6 +17,12 @@ of the server's heap and copy it."""
 import os
 import sys
 
+# The end is os._exit as it was before the program ran: a program may
+# replace os._exit (the interpreter's own end never calls it), and the one
+# it left would return, into the runner (for a seeded run or a stdio case:
+# its traceback, status 1) or the fork server's bootstrap.
+_exit = os._exit
+
 
 def run_job(job):
     """The runner's "main" job ({"format": "main", "filename", "seed"}):
@@ -77,7 +83,7 @@ def run(path=None, filename=None):
             code = 1
         code = _finalize(mod, code)
     finally:
-        os._exit(code)
+        _exit(code)
 
 
 def _remember(filename, src):
