@@ -135,6 +135,25 @@ static void conn_account(struct conn *c)
 	budget_charge(&c->charged, in_charge(c->in_cap) + c->out_len);
 }
 
+/* Whether a line of n bytes for c would be held by a client that does not
+ * read while every buffer together is at the budget: one response always
+ * gets through, the next ones cost that client its connection (as a job's
+ * response does, deliver_posted). Pings and refusals are answered at once,
+ * never refused busy, and a ping's answer lists every profile's libraries
+ * (KiB from a 23-byte request): without this a client sending pings and
+ * reading nothing held up to MAX_UNSENT per connection past the budget. */
+static bool conn_hog(struct conn *c, size_t n)
+{
+	if (c->dead)
+		return true; /* closed soon: nothing more for it */
+	if (c->out_off >= c->out_len || budget_room(n))
+		return false;
+	log_msg("dropping a client that does not read its responses: the buffers are at the "
+		"budget");
+	c->dead = true;
+	return true;
+}
+
 /* Appends one response line; false when the client's backlog is too big. */
 static bool conn_queue(struct conn *c, const char *line)
 {
@@ -178,7 +197,7 @@ static bool conn_queue_owned(struct conn *c, char **line)
 static bool conn_error(struct conn *c, const char *id, enum proto_errcode code, const char *msg)
 {
 	char *line = proto_error_line(id, code, msg);
-	bool ok = line && conn_queue(c, line);
+	bool ok = line && !conn_hog(c, strlen(line) + 1) && conn_queue(c, line);
 	free(line);
 	return ok;
 }
@@ -297,7 +316,7 @@ static void handle_line(const struct config *cfg, struct runq *q, struct conn *c
 	free(id);
 	if (req.op == OP_PING) {
 		char *s = ping_line(cfg, q, req.id);
-		if (s)
+		if (s && !conn_hog(c, strlen(s) + 1))
 			conn_queue(c, s);
 		free(s);
 		proto_request_free(&req);
