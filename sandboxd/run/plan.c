@@ -65,12 +65,6 @@ json_t *plan_runner(const struct config *cfg, int slot, const struct job *j)
 	return resp;
 }
 
-size_t plan_stdio_budget(const struct config *cfg)
-{
-	size_t quarter = cfg->max_response / 4;
-	return quarter < PROTO_STDIO_TEXT_TOTAL ? quarter : PROTO_STDIO_TEXT_TOTAL;
-}
-
 /* s cut (on a character boundary) to what is left of *left as the response
  * encodes it, which it spends: a case's message and traceback are what its
  * program wrote (4,000 bytes of \x01 on stderr are 24 KB of JSON), and
@@ -215,8 +209,8 @@ json_t *plan_stdio(const struct config *cfg, int slot, const struct job *j)
 	/* CPU summed over the compile step and the cases, memory the peak. */
 	/* The tests' expected and actual outputs get a quarter of a response
 	 * at most, as fetched files do. */
-	fb.io_left = plan_stdio_budget(cfg);
-	size_t text_left = plan_stdio_budget(cfg);
+	fb.io_left = stdio_budget(cfg);
+	size_t text_left = stdio_budget(cfg);
 	uint64_t usage[3] = {0, 0, 0};
 	run_facts_usage(&f, &usage[0], &usage[1], &usage[2]);
 	b.cpu_used = usage[0];

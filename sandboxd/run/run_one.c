@@ -132,8 +132,8 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 		spec.output_total -= b64_encoded_len(fetch_budget(cfg));
 	/* stdio: the first failing case's output shares the response with
 	 * every case's outputs as data and its text (plan.c). */
-	if (j->req.format == FMT_STDIO && spec.output_total > 2 * plan_stdio_budget(cfg))
-		spec.output_total -= 2 * plan_stdio_budget(cfg);
+	if (j->req.format == FMT_STDIO && spec.output_total > 2 * stdio_budget(cfg))
+		spec.output_total -= 2 * stdio_budget(cfg);
 	if (in && in->stdin_data) {
 		spec.stdin_data = in->stdin_data;
 		spec.stdin_len = in->stdin_len;

@@ -101,8 +101,10 @@ size_t fetch_budget(const struct config *cfg);
  * and as much again for their messages and tracebacks (what each case's
  * program wrote): a quarter of --max-response-mb each, at most
  * PROTO_STDIO_TEXT_TOTAL, counted as the response encodes them (plan.c).
- * A stdio run's output_total leaves room for both (run_one.c). */
-size_t plan_stdio_budget(const struct config *cfg);
+ * A stdio run's output_total leaves room for both (run_one.c). In a file
+ * of its own (stdio_budget.c): plan.c and run_one.c both need it, and
+ * plan.c calls run_one.c. */
+size_t stdio_budget(const struct config *cfg);
 json_t *fetch_json(const struct config *cfg, const struct job *j, const struct jail_result *r);
 
 /* verdict.c: every verdict of the daemon. */
