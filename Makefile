@@ -53,13 +53,13 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 # connections and of jobs from hostile clients, and the daemon's RSS and
 # descriptors over thousands of jobs; and the integration suites that run
 # whole data sets or long evaluations (process isolation over HumanEval,
-# the shared BigCodeBench and dataset agreement runs, resumed and
-# multi-setting evaluations), which make check's five minutes do not hold.
+# the shared BigCodeBench and dataset agreement runs, resumed, multi-setting
+# and multi-sample evaluations), which make check's five minutes do not hold.
 # They take minutes, not seconds.
 STRESS_SRC := tests/integration/test_hostile_clients.c tests/integration/test_daemon_load.c \
 	tests/integration/test_daemon_isolation.c tests/integration/test_eval_resume.c \
 	tests/integration/test_eval_settings.c tests/integration/test_daemon_bigcodebench.c \
-	tests/integration/test_daemon_datasets.c
+	tests/integration/test_daemon_datasets.c tests/integration/test_eval_samples.c
 STRESS_BIN := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(STRESS_SRC))
 # The parity tier (make check-parity, its own budget in .ci/run): the warm
 # and cold paths compared on the hostile corpus and the data sets, minutes.
