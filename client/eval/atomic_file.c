@@ -59,3 +59,16 @@ int atomic_file_write(const char *path, atomic_fill_fn fill, void *ctx, char *er
 	free(tmp);
 	return 0;
 }
+
+static int fill_json(FILE *f, void *j, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	json_dumpf(j, f, JSON_INDENT(2));
+	fputc('\n', f);
+	return 0; /* write errors: atomic_file_write checks the stream */
+}
+
+int atomic_file_write_json(const char *path, const json_t *j, char *err, size_t errlen)
+{
+	return atomic_file_write(path, fill_json, (void *)j, err, errlen);
+}

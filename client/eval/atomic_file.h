@@ -5,6 +5,7 @@
 #ifndef SBX_ATOMIC_FILE_H
 #define SBX_ATOMIC_FILE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -16,5 +17,9 @@ typedef int (*atomic_fill_fn)(FILE *f, void *ctx, char *err, size_t errlen);
  * naming path otherwise, and then path is as it was and no temporary file
  * is left. */
 int atomic_file_write(const char *path, atomic_fill_fn fill, void *ctx, char *err, size_t errlen);
+
+/* atomic_file_write of j, indented by 2, and a newline (manifest.json,
+ * summary.json). */
+int atomic_file_write_json(const char *path, const json_t *j, char *err, size_t errlen);
 
 #endif

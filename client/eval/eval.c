@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/eval/atomic_file.h"
 #include "client/eval/gen.h"
 #include "client/eval/manifest.h"
 #include "client/eval/reference.h"
@@ -341,13 +342,10 @@ static int write_summary(const char *turns_path, const char *dir, const json_t *
 		json_decref(j);
 		j = NULL;
 	}
-	char path[4096], tmp[4200];
+	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, SUMMARY_FILE);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int rc =
-	    j && json_dump_file(j, tmp, JSON_INDENT(2)) == 0 && rename(tmp, path) == 0 ? 0 : -1;
-	if (rc < 0)
-		errfmt(err, errlen, "cannot write %s", path);
+	int rc = j ? atomic_file_write_json(path, j, err, errlen)
+		   : errfmt(err, errlen, "cannot write %s: out of memory", path);
 	if (rc == 0) {
 		score_print(&t, stdout);
 		reference_print(refsum, scored, stdout);

@@ -5,6 +5,8 @@
  * per-task seeds. */
 #include "client/eval/manifest.h"
 
+#include "client/eval/atomic_file.h"
+
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -369,24 +371,9 @@ int manifest_settle(json_t *cur, const json_t *old, bool force, char *err, size_
 
 int manifest_write(const char *dir, const json_t *m, char *err, size_t errlen)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, MANIFEST_FILE);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "we");
-	if (!f)
-		return errfmt(err, errlen, "cannot create %s: %s", tmp, errfmt_desc(errno));
-	bool ok = json_dumpf(m, f, JSON_INDENT(2)) == 0 && fputc('\n', f) != EOF &&
-		  fflush(f) == 0 && fsync(fileno(f)) == 0;
-	int e = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) == 0)
-		return 0;
-	e = ok ? errno : e;
-	unlink(tmp);
-	return errfmt(err, errlen, "cannot write %s: %s", path, errfmt_desc(e));
+	return atomic_file_write_json(path, m, err, errlen);
 }
 
 int manifest_check_merge(const char *const *paths, size_t n, FILE *warn, char *err, size_t errlen)

@@ -1,14 +1,13 @@
 /* traces.jsonl: one line per call of the model (a turn that asked the
  * generator) in the common agent-trace schema (docs/traces.schema.json),
  * built from an index of the run's turns.jsonl (recindex.c). */
+#include "client/eval/atomic_file.h"
 #include "client/eval/eval_priv.h"
 #include "common/errfmt.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *str_or(const json_t *o, const char *k, const char *dflt)
 {
@@ -133,30 +132,22 @@ static int trace_item(const struct rec_index *ri, const char *setting, const cha
 	return rc;
 }
 
-int trace_write(const struct rec_index *ri, const char *path, char *err, size_t errlen)
+static int fill_traces(FILE *f, void *ri_, char *err, size_t errlen)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "we");
-	if (!f)
-		return errfmt(err, errlen, "cannot create %s: %s", tmp, errfmt_desc(errno));
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < ri_items(ri); i++) {
+	const struct rec_index *ri = ri_;
+	for (size_t i = 0; i < ri_items(ri); i++) {
 		const char *setting, *task;
 		int sample;
 		ri_item_key(ri, i, &setting, &task, &sample);
-		rc = trace_item(ri, setting, task, sample, ri_max_sample(ri) > 0, f);
+		/* A write error is left to atomic_file_write, which names it. */
+		if (trace_item(ri, setting, task, sample, ri_max_sample(ri) > 0, f) < 0)
+			return ferror(f) ? 0 : errfmt(err, errlen, "traces: out of memory");
 	}
-	/* Whole or not at all: the old traces stay until the new ones are on disk. */
-	bool ok = rc == 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-	int e = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) == 0)
-		return 0;
-	e = ok ? errno : e;
-	unlink(tmp);
-	return errfmt(err, errlen, "cannot write %s: %s", path, errfmt_desc(e));
+	return 0;
+}
+
+/* Whole or not at all: the old traces stay until the new ones are on disk. */
+int trace_write(const struct rec_index *ri, const char *path, char *err, size_t errlen)
+{
+	return atomic_file_write(path, fill_traces, (void *)ri, err, errlen);
 }
