@@ -137,11 +137,12 @@ static void conn_account(struct conn *c)
 
 /* Whether a line of n bytes for c would be held by a client that does not
  * read while every buffer together is at the budget: one response always
- * gets through, the next ones cost that client its connection (as a job's
- * response does, deliver_posted). Pings and refusals are answered at once,
- * never refused busy, and a ping's answer lists every profile's libraries
- * (KiB from a 23-byte request): without this a client sending pings and
- * reading nothing held up to MAX_UNSENT per connection past the budget. */
+ * gets through, the next ones cost that client its connection. Used for
+ * a job's response (deliver_posted) and for pings and refusals, which are
+ * answered at once, never refused busy (a ping's answer lists every
+ * profile's libraries, KiB from a 23-byte request): without it a client
+ * sending pings and reading nothing held up to MAX_UNSENT per connection
+ * past the budget. */
 static bool conn_hog(struct conn *c, size_t n)
 {
 	if (c->dead)
@@ -465,15 +466,8 @@ static void deliver_posted(void)
 		for (struct conn *c = conns; c; c = c->next)
 			if (c->id == p->conn_id) {
 				c->pending--;
-				/* One response always gets through; a client that
-				 * still has unread ones while every buffer together
-				 * is at the budget is the one not reading. */
-				bool hog = c->out_off < c->out_len && !c->dead &&
-					   !budget_room(strlen(p->line) + 1);
-				if (hog)
-					log_msg("dropping a client that does not read its "
-						"responses: the buffers are at the budget");
-				if (hog || !conn_queue_owned(c, &p->line))
+				if (!conn_hog(c, strlen(p->line) + 1) &&
+				    !conn_queue_owned(c, &p->line))
 					c->dead = true;
 				break;
 			}
