@@ -66,6 +66,8 @@ int main(void)
 	const char *mode = getenv("SANDBOXD_INIT");
 	if (mode && strcmp(mode, "reaper") == 0)
 		zygote_reaper_main(); /* started by a fork server: holds nothing */
+	if (mode && strcmp(mode, "netns") == 0)
+		zygote_net_main(); /* started by the daemon for a fork server */
 	keep_pdeathsig();
 	/* Root, and only the daemon may read this process. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)

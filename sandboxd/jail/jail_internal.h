@@ -81,6 +81,9 @@ _Noreturn void zygote_main(const struct jail_child *c);
 /* setsid, an empty signal mask, every signal at its default (jail_child.c). */
 void jail_payload_start(int st);
 _Noreturn void zygote_reaper_main(void);
+/* A fork server's pooled network namespace's maker (SANDBOXD_INIT=netns;
+ * warm_net.c). */
+_Noreturn void zygote_net_main(void);
 
 /* The job's description as one blob (jail_wire.c): everything the init
  * needs but the key (its own pipe) and stdin (its own pipe). */

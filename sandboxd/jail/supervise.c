@@ -375,6 +375,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 static pid_t start_warm(struct warm_server *w, const struct jail_child *c, struct job_fds *f,
 			int *pidfd, struct jail_result *r)
 {
+	/* WJ_NET: the sync pipe (unused by a warm job) stands for "no pooled
+	 * network namespace"; warm_spawn puts the server's there if it has one. */
 	int fds[WJ_COUNT] = {c->spec_fd,   c->status_wr, c->sync_rd,   c->stdin_rd, c->stdout_wr,
 			     c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
 	pid_t pid;

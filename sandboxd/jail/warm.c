@@ -106,6 +106,7 @@ int warm_start(struct warm_server *w, const struct jail_spec *s, const struct ja
 	int sync[2] = {-1, -1}, status[2] = {-1, -1}, ctl[2] = {-1, -1}, spec_fd = -1, rc = -1;
 	memset(w, 0, sizeof *w);
 	w->zpidfd = w->ctl = w->status_r = w->a_pidfd = -1;
+	warm_net_init(&w->net);
 	char *stack = NULL;
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
@@ -213,6 +214,7 @@ void warm_stop(struct warm_server *w)
 	close_fd(&w->zpidfd);
 	close_fd(&w->ctl);
 	close_fd(&w->status_r);
+	warm_net_drop(&w->net);
 }
 
 /* A pidfd's pid as this process sees it (the "Pid:" line of its fdinfo). */
@@ -246,9 +248,17 @@ int warm_prepare(struct warm_server *w, int ms)
 int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid)
 {
 	*pidfd = -1;
-	struct pollfd dead = {.fd = w->a_pidfd, .events = POLLIN};
-	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_msg_send(w->ctl, WARM_JOB, fds, n) < 0)
+	int v[WJ_COUNT];
+	if (n < WJ_COUNT_PLAIN || n > WJ_COUNT)
 		return -1;
+	memcpy(v, fds, (size_t)n * sizeof *v);
+	/* The pooled namespace in place of the pipe that says "none". */
+	if (w->net.ns >= 0 && !w->net.lent)
+		v[WJ_NET] = w->net.ns;
+	struct pollfd dead = {.fd = w->a_pidfd, .events = POLLIN};
+	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_msg_send(w->ctl, WARM_JOB, v, n) < 0)
+		return -1;
+	w->net.lent |= v[WJ_NET] == w->net.ns;
 	*pidfd = w->a_pidfd;
 	*pid = w->a_pid;
 	w->a_pidfd = -1;

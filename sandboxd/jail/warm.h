@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sandboxd/jail/warm_net.h"
+
 struct jail_spec;
 struct jail_cgroup;
 
@@ -21,6 +23,9 @@ struct warm_server {
 	int a_pidfd;
 	pid_t a_pid;
 	unsigned jobs; /* forked from it so far */
+	/* The network namespace its jobs join, one at a time (warm_net.h);
+	 * the caller makes it and checks it after each job. */
+	struct warm_net net;
 	uint64_t started_ns;
 };
 
@@ -42,9 +47,9 @@ void warm_stop(struct warm_server *w);
  * warm_dead says which). */
 int warm_prepare(struct warm_server *w, int ms);
 /* Hands the prepared pid 1 a job's descriptors (WJ_* of warm_msg.h, n of
- * them); it forks the job at once, so it must be in the job's cgroup with
- * its limits written. The pidfd and pid go to the caller. -1: the server
- * failed; stop it. */
+ * them; WJ_NET is replaced by the pooled network namespace when there is one); it forks the job at
+ * once, so it must be in the job's cgroup with its limits written. The pidfd and pid go to the
+ * caller. -1: the server failed; stop it. */
 int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid);
 /* The server's resident memory in KiB, or -1. */
 long warm_rss_kb(const struct warm_server *w);

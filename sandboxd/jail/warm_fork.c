@@ -13,6 +13,7 @@
  * description and is never a job's parent. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -230,10 +232,17 @@ EXPORT int warmfork_child(void)
 	void *blob;
 	size_t blob_len;
 	const struct jail_spec *s = load_spec(st, &blob, &blob_len);
-	STEP(unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP),
+	/* The server's pooled network namespace, when the daemon lent it (it
+	 * is as new: warm_net.h); else one of its own, as a cold job has. */
+	bool pooled = ioctl(g_fds[WJ_NET], NS_GET_NSTYPE) == CLONE_NEWNET;
+	STEP(unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP |
+		     (pooled ? 0 : CLONE_NEWNET)),
 	     "namespaces");
+	if (pooled)
+		STEP(setns(g_fds[WJ_NET], CLONE_NEWNET), "network namespace");
 	STEP(mounts_apply(s), "mounts");
-	STEP(net_apply(), "network");
+	if (!pooled)
+		STEP(net_apply(), "network");
 	STEP(ns_apply_uts(), "uts namespace");
 	STEP(all_cpus(), "cpu affinity");
 	int notify;

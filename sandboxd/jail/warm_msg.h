@@ -13,7 +13,8 @@
 enum {
 	WJ_SPEC,   /* sealed memfd: the job's description */
 	WJ_STATUS, /* jail_msg records to the daemon (the reaper writes the status) */
-	WJ_SYNC,   /* unused by a warm job: its pid 1 is in its cgroup before it */
+	WJ_NET,	   /* the server's pooled network namespace (nsfs) to join, or
+		    * anything else (a pipe): none, the job makes its own */
 	WJ_STDIN,
 	WJ_STDOUT,
 	WJ_STDERR,

@@ -26,6 +26,7 @@
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/mounts.h"
+#include "sandboxd/jail/net.h"
 #include "sandboxd/jail/ns.h"
 
 /* The server's descriptors (sbx_runner/warm.py reads them by number). */
@@ -171,4 +172,27 @@ _Noreturn void zygote_reaper_main(void)
 			_exit(0);
 		}
 	}
+}
+
+/* A fork server's pooled network namespace (warm_net.c): started by the
+ * daemon in the server's user namespace, it unshares a network namespace
+ * that user namespace owns and brings lo up as a job's own is (net_apply),
+ * says so on fd 3 (0, or a step number and errno) and waits for the daemon
+ * to close fd 4, having opened the namespace and its files meanwhile. */
+_Noreturn void zygote_net_main(void)
+{
+	enum { READY = 3, GO = 4 };
+	char b = 0;
+	if (unshare(CLONE_NEWNET) < 0)
+		b = 2;
+	else if (net_apply() < 0)
+		b = 3;
+	int e = errno;
+	if (write(READY, &b, 1) != 1 || b) {
+		(void)!write(READY, &e, sizeof e);
+		_exit(1);
+	}
+	while (read(GO, &b, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
 }

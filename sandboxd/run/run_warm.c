@@ -37,6 +37,7 @@ enum { WK_PLAIN, WK_RUNNER, WK_PLAIN_PRE, WK_RUNNER_PRE, WK_COUNT };
 #define WARM_PIDS 64
 #define WARM_MAX_FAILURES 3  /* starts in a row that failed: no more tries */
 #define WARM_GROWTH_KB 65536 /* a server grown this much past its start is rebuilt */
+#define WARM_NET_FAILURES 3  /* pooled network namespaces that failed: jobs make their own */
 
 struct slot_server {
 	struct warm_server w;
@@ -46,6 +47,7 @@ struct slot_server {
 	bool have_cg;
 	long rss0;
 	int failures;
+	int net_failures; /* pooled network namespaces that could not be made */
 	/* The cgroup the server's next job's pid 1 waits in (made and joined
 	 * while the slot is idle; the run that takes the server takes it). */
 	struct cg_job acg;
@@ -91,6 +93,7 @@ int run_warm_init(const struct config *cfg)
 		for (int k = 0; k < WK_COUNT; k++) {
 			g_slots[i][k].w = (struct warm_server){
 			    .zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1};
+			warm_net_init(&g_slots[i][k].w.net);
 			atomic_store(&g_rss[i][k], -1);
 		}
 	return 0;
@@ -251,6 +254,21 @@ static void prepare_next(const struct config *cfg, int slot, int kind, struct sl
 	ss->have_acg = true;
 }
 
+/* The server's pooled network namespace, made while the slot is idle
+ * (about as long as a job's own would take). Where it cannot be made, the
+ * server's jobs make their own, as before. */
+static void make_net(int slot, int kind, struct slot_server *ss)
+{
+	char err[256];
+	if (ss->net_failures >= WARM_NET_FAILURES)
+		return;
+	if (warm_net_make(&ss->w.net, ss->w.zpid, err, sizeof err) < 0 &&
+	    ++ss->net_failures == WARM_NET_FAILURES)
+		log_msg("fork server %d/%d: %s; its jobs make their own", slot, kind, err);
+	else if (ss->w.net.ns >= 0)
+		ss->net_failures = 0;
+}
+
 /* A server is ready but its next job's pid 1 is not yet in its cgroup. */
 static bool unprepared(const struct config *cfg, const struct slot_server *ss)
 {
@@ -262,6 +280,8 @@ bool run_warm_pending(const struct config *cfg, int slot)
 	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++) {
 		const struct slot_server *ss = &g_slots[slot][k];
 		if (ss->deferred || (ss->w.zpid > 0 && (!ss->w.ready || unprepared(cfg, ss))))
+			return true;
+		if (ss->w.ready && ss->w.net.ns < 0 && ss->net_failures < WARM_NET_FAILURES)
 			return true;
 	}
 	return false;
@@ -288,6 +308,12 @@ void run_warm_poll(const struct config *cfg, int slot)
 		struct slot_server *ss = &g_slots[slot][k];
 		if (ss->w.zpid > 0 && !warm_dead(&ss->w) && unprepared(cfg, ss))
 			prepare_next(cfg, slot, k, ss, 0);
+		/* After the answer: a pooled network namespace the last job
+		 * left in any other state than made is dropped, and a new one
+		 * made (the next job makes its own if it comes first). */
+		warm_net_settle(&ss->w.net);
+		if (ss->w.ready && ss->w.net.ns < 0)
+			make_net(slot, k, ss);
 	}
 	bool light_ready = g_slots[slot][WK_PLAIN].w.ready && g_slots[slot][WK_RUNNER].w.ready;
 	for (int k = WK_PLAIN_PRE; slot < g_nslots && light_ready && k < WK_COUNT; k++) {
@@ -367,6 +393,7 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 	ss->misses = 0;
 	if (!warm_ready(&ss->w))
 		return NULL;
+	warm_net_settle(&ss->w.net); /* never lent again unchecked */
 	if (!ss->rss0) {
 		ss->rss0 = warm_rss_kb(&ss->w);
 		note_rss(ss);
