@@ -260,17 +260,15 @@ static int pv_write(const char *path, const char *text)
 	return close(fd);
 }
 
-/* Binds src over tgt read-only; a target this kernel lacks is skipped. */
+/* Binds src over tgt; a target this kernel lacks is skipped. The bind
+ * takes the source mount's flags: the staging tmpfs is read-only by then
+ * (procview_apply), so no second, remounting call per target. */
 static int pv_bind(const char *src, const char *tgt)
 {
 	struct stat st;
 	if (stat(tgt, &st) < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (mount(src, tgt, NULL, MS_BIND, NULL) < 0)
-		return -1;
-	/* A bind takes its flags only from a second, remounting call. */
-	return mount(NULL, tgt, NULL,
-		     MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	return mount(src, tgt, NULL, MS_BIND, NULL);
 }
 
 int procview_apply(const struct procview *pv)
@@ -289,7 +287,15 @@ int procview_apply(const struct procview *pv)
 	    chmod(PV_DIR "/emptydir", 0555) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-		if (pv_write(own[i].src, own[i].text) < 0 || pv_bind(own[i].src, own[i].tgt) < 0)
+		if (pv_write(own[i].src, own[i].text) < 0)
+			return -1;
+	/* Written: every bind from here is ro,nosuid,nodev,noexec as this
+	 * mount is (one remount, instead of one per bind). */
+	if (mount(NULL, PV_DIR, NULL,
+		  MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (pv_bind(own[i].src, own[i].tgt) < 0)
 			return -1;
 	for (int i = 0; pv_masked[i]; i++) {
 		struct stat st;
