@@ -64,6 +64,14 @@ EXPORT int warmfork_ready(void)
 static jmp_buf g_jb;
 static volatile int g_a_state;
 
+/* The server runs on one CPU (zygote.c); a job and its reaper get them all. */
+static int all_cpus(void)
+{
+	cpu_set_t set;
+	memset(&set, 0xff, sizeof set);
+	return sched_setaffinity(0, sizeof set, &set);
+}
+
 /* A: pid 1 of the next job's PID namespace, made before the job exists: a
  * vfork-style child sharing the server's memory. It sends the daemon its
  * pidfd (the daemon puts it into the next job's cgroup while the slot is
@@ -87,6 +95,11 @@ static int a_main(void *arg)
 	}
 	g_nfds = warm_msg_recv(CTL_FD, WARM_JOB, g_fds, WJ_COUNT);
 	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
+		goto fail;
+	/* Every CPU back before the fork, as a cold job's init and payload
+	 * have them: the job starts wherever the scheduler finds room, not on
+	 * its server's CPU, where the server makes the next pid 1 meanwhile. */
+	if (all_cpus() < 0)
 		goto fail;
 	pid_t job = fork();
 	if (job == 0)
@@ -178,14 +191,6 @@ static const struct jail_spec *load_spec(int st, void **blob, size_t *len)
 	return &spec;
 }
 
-/* Every CPU back (the server runs on one; zygote.c), as a cold job has. */
-static int all_cpus(void)
-{
-	cpu_set_t set;
-	memset(&set, 0xff, sizeof set);
-	return sched_setaffinity(0, sizeof set, &set);
-}
-
 /* The job's descriptors at the numbers a cold payload has them: 0-2, and 3
  * and 4 for the runner's channels; everything else the server held is
  * closed. The status and notify pipes stay (high) until the last layer. */
@@ -244,7 +249,6 @@ EXPORT int warmfork_child(void)
 	if (!pooled)
 		STEP(net_apply(), "network");
 	STEP(ns_apply_uts(), "uts namespace");
-	STEP(all_cpus(), "cpu affinity");
 	int notify;
 	place_fds(s->runner, &st, &notify);
 	STEP(setsid(), "setsid");
