@@ -249,8 +249,10 @@ browser: $(BUILD)/sbx
 check-browser: deps browser-deps
 	@$(MAKE) --no-print-directory browser
 
-stress: all $(STRESS_BIN)
+stress: all $(STRESS_BIN) $(BUILD)/runner.pyz
 	@SBX_BUILD=$(BUILD) tests/run_suite.sh stress $(STRESS_BIN)
+	@SBX_RUNNER=$(BUILD)/runner.pyz SBX_RUNNER_FULL=1 PYTHON=/usr/bin/python3 \
+	  tests/run_suite.sh runner-full tests/runner/test_runner_isolation.py
 
 check-stress: deps
 	@$(MAKE) --no-print-directory stress

@@ -527,6 +527,10 @@ class HumanEvalTests(RunnerTest):
             self.skipTest("no %s" % path)
         with gzip.open(path, "rt", encoding="utf-8") as f:
             recs = [json.loads(line) for line in f]
+        # All 164 take half a minute: make check (five minutes in all)
+        # takes every fourth task, make check-stress all of them.
+        full = os.environ.get("SBX_RUNNER_FULL") == "1"
+        recs = recs if full else recs[::4]
         jobs = []
         for rec in recs:
             base = {"format": "humaneval", "tests": rec["test"],
@@ -551,7 +555,7 @@ class HumanEvalTests(RunnerTest):
         canon = [x for j, x in zip(jobs, a) if j[1] == "canonical"]
         self.assertEqual(canon, ["passed"] * len(recs))
         self.assertGreater(sum(1 for j, x in zip(jobs, a) if j[1] == "mutant" and x != "passed"),
-                           100)
+                           100 if full else 25)
 
 
 if __name__ == "__main__":
