@@ -380,6 +380,9 @@ static pid_t start_warm(struct warm_server *w, const struct jail_child *c, struc
 	int fds[WJ_COUNT] = {c->spec_fd,   c->status_wr, c->sync_rd,   c->stdin_rd, c->stdout_wr,
 			     c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
 	pid_t pid;
+	/* "go" before the send: the job may report itself forked before the
+	 * send returns here (timing's phases must not run backwards). */
+	r->times.go_ns = clock_mono_ns();
 	if (warm_spawn(w, fds, c->spec->runner ? WJ_COUNT : WJ_COUNT_PLAIN, pidfd, &pid) < 0) {
 		r->warm_failed = true;
 		set_error(r, "fork server", EPROTO);
@@ -490,12 +493,14 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 	if (cg && !f.warm && cg->attach(cg->ctx, pid) < 0) {
 		set_error(r, "cgroup attach", errno);
 		kill_job(&f, pid, &dead);
-	} else if (!f.warm && write(f.sync_w, "g", 1) != 1) {
-		/* (A warm job's pid 1 forks the job as soon as it has it.) */
-		set_error(r, "starting the job", errno);
-		kill_job(&f, pid, &dead);
-	} else {
+	} else if (!f.warm) {
+		/* "go" before the write that lets the init go on (a warm job's
+		 * pid 1 forks the job as soon as it has it: start_warm). */
 		r->times.go_ns = clock_mono_ns();
+		if (write(f.sync_w, "g", 1) != 1) {
+			set_error(r, "starting the job", errno);
+			kill_job(&f, pid, &dead);
+		}
 	}
 	close_fd(&f.sync_w);
 	/* The key is 32 bytes, far below the pipe's capacity: this never blocks. */

@@ -8,7 +8,7 @@
  * PID namespace, whose pid 1 is made before the job exists and put into the
  * job's cgroup by the daemon while the slot is idle; when the job's
  * descriptors come, that pid 1 forks the job as pid 2 and becomes its
- * reaper. The job applies the layers (warmfork_child) and returns into
+ * reaper. The job applies the layers (job_layers) and returns into
  * Python to run. The server never runs job code, never reads a job's
  * description and is never a job's parent. */
 #include <errno.h>
@@ -123,9 +123,8 @@ fail:
 /* The next job's PID namespace and its first process (a_main), which waits
  * there for the job. Returns 1 in the job, 0 in the server once the reaper
  * runs, -2 when the daemon closed the channel (stop), -1 when it failed.
- * The caller (Python) brackets it with PyOS_BeforeFork and the after-fork
- * calls, as os.fork does; it first reaps the reapers of earlier jobs. */
-EXPORT int warmfork_spawn(void)
+ * It first reaps the reapers of earlier jobs. */
+static int spawn(void)
 {
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
@@ -159,6 +158,32 @@ EXPORT int warmfork_spawn(void)
 		return g_a_state == 2 ? -2 : -1;
 	}
 	return 0;
+}
+
+static void job_layers(void);
+
+/* CPython's own fork hooks (stable ABI), which os.fork calls around its
+ * fork: the interpreter that loaded this library (with ctypes.PyDLL, so
+ * the GIL is held here as in os.fork) exports them. Calling them here
+ * rather than from Python spares the job two ctypes round trips, whose
+ * objects it would first have to copy. */
+void PyOS_BeforeFork(void);
+void PyOS_AfterFork_Parent(void);
+void PyOS_AfterFork_Child(void);
+
+/* One job: returns 1 in the job, its layers applied (a failed layer ends
+ * it), and 0, -1 or -2 in the server as spawn does. */
+EXPORT int warmfork_spawn(void)
+{
+	PyOS_BeforeFork();
+	int rc = spawn();
+	if (rc == 1) {
+		PyOS_AfterFork_Child();
+		job_layers();
+		return 1;
+	}
+	PyOS_AfterFork_Parent();
+	return rc;
 }
 
 #define STEP(call, name)                                                                           \
@@ -217,11 +242,10 @@ static void place_fds(bool runner, int *status, int *notify)
 	*notify = lift[WJ_NOTIFY];
 }
 
-/* In the job (the server's child, pid 2 of its PID namespace): wait to be
- * in the job's cgroup, then the layers jail_child.c applies to a cold
- * job, in its order. Returns 0 into Python to run the job; on any failure
- * reports the step and exits. */
-EXPORT int warmfork_child(void)
+/* In the job (the server's child, pid 2 of its PID namespace): the layers
+ * jail_child.c applies to a cold job, in its order. Returns into Python to
+ * run the job; on any failure reports the step and exits. */
+static void job_layers(void)
 {
 	int st = g_fds[WJ_STATUS];
 	/* In its cgroup already: its parent, the reaper, was put there before
@@ -270,5 +294,4 @@ EXPORT int warmfork_child(void)
 	close(notify);
 	munmap(blob, blob_len);
 	close(st);
-	return 0;
 }

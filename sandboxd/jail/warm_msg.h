@@ -36,6 +36,5 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max);
  * (sbx_runner/warm.py) through ctypes (warm_fork.c). */
 int warmfork_ready(void);
 int warmfork_spawn(void);
-int warmfork_child(void);
 
 #endif

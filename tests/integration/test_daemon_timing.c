@@ -151,6 +151,34 @@ START_TEST(test_timing_test_request)
 }
 END_TEST
 
+/* A warm job reports itself forked as soon as it runs, which may be before
+ * the daemon's send of its descriptors returns: every one of 40 trivial
+ * warm jobs has its fork phase (a "go" stamped after the send made about
+ * one in six lose it: out of order, counted as not seen). */
+START_TEST(test_timing_warm_fork_seen)
+{
+	struct test_daemon d;
+	long long wall;
+	START(d, "--workers", "1");
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
+	struct sbx_conn *c = conn_open(&d);
+	int warm = 0, seen = 0;
+	for (int i = 0; i < 40; i++) {
+		json_t *r = timed(c, job("w", "pass"), &wall);
+		CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+		if (streq(sget(r, "path"), "warm")) {
+			warm++;
+			seen += has(r, TM_FORK_US);
+		}
+		json_decref(r);
+	}
+	ck_assert_msg(warm >= 30, "only %d of 40 jobs ran warm", warm);
+	ck_assert_msg(seen == warm, "%d of %d warm jobs without %s", warm - seen, warm, TM_FORK_US);
+	sbx_close(c);
+	stop_ok(&d);
+}
+END_TEST
+
 /* Killed for its wall limit: the init reports no exit, so the run and the
  * teardown are left out, not made up. */
 START_TEST(test_timing_killed_job)
@@ -178,6 +206,7 @@ static Suite *timing_suite(void)
 	tcase_add_test(t, test_timing_plain_run);
 	tcase_add_test(t, test_timing_test_request);
 	tcase_add_test(t, test_timing_killed_job);
+	tcase_add_test(t, test_timing_warm_fork_seen);
 	suite_add_tcase(s, t);
 	return s;
 }

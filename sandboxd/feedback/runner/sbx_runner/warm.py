@@ -101,8 +101,9 @@ def serve():
     import ctypes
     import gc
     import json
-    lib = ctypes.CDLL("/proc/self/fd/%d" % LIB_FD)
-    api = ctypes.pythonapi
+    # PyDLL: the GIL stays held in its calls, as warmfork_spawn calls the
+    # interpreter's own fork hooks (as os.fork does around its fork).
+    lib = ctypes.PyDLL("/proc/self/fd/%d" % LIB_FD)
     os.close(LIB_FD)
     with open(CONFIG, "rb") as f:
         cfg = json.loads(f.read())
@@ -118,16 +119,12 @@ def serve():
         # the daemon starts another (or falls back to cold jobs).
         if _threads() != 1:
             _die("%d threads: cannot fork safely" % _threads())
-        # As os.fork does, around the fork the next job's pid 1 makes once
-        # the job comes (it waits for it: this call returns then).
-        api.PyOS_BeforeFork()
+        # The next job's pid 1 forks the job once it comes (this call
+        # returns then); in the job it returns 1 with its layers applied.
         rc = lib.warmfork_spawn()
         if rc == 1:
-            api.PyOS_AfterFork_Child()
-            lib.warmfork_child()
             _fresh()
             return
-        api.PyOS_AfterFork_Parent()
         if rc == -2:
             os._exit(0)         # the daemon closed the channel: stop
         if rc < 0:
