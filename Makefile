@@ -155,7 +155,8 @@ $(BUILD)/sandboxd-init: $(INIT_OBJ)
 # job gets the layers from the same code. Only its warmfork_* entry points
 # are visible (nothing can clash with a library the server imports), and
 # never built with sanitizers, like the init.
-WARM_SRC := sandboxd/jail/warm_fork.c sandboxd/jail/warm_msg.c $(LAYER_SRC)
+WARM_ONLY_SRC := sandboxd/jail/warm_fork.c
+WARM_SRC := $(WARM_ONLY_SRC) sandboxd/jail/warm_msg.c $(LAYER_SRC)
 WARM_OBJ := $(patsubst %.c,$(BUILD)/warm-obj/%.o,$(WARM_SRC))
 $(BUILD)/warm-obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -408,8 +409,9 @@ check-tsan: deps tsan
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := request profile records stdio
 # Every daemon component's sources (the linker keeps what a target uses), so
-# the list follows the layout.
-FUZZ_LIB := $(foreach c,$(DAEMON_COMPONENTS),$(wildcard $(c)/*.c))
+# the list follows the layout; but the fork server's C half, which only
+# libsbxwarm.so links and which calls the interpreter's own fork hooks.
+FUZZ_LIB := $(filter-out $(WARM_ONLY_SRC),$(foreach c,$(DAEMON_COMPONENTS),$(wildcard $(c)/*.c)))
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -iquote . \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
