@@ -47,9 +47,10 @@ void warm_stop(struct warm_server *w);
  * warm_dead says which). */
 int warm_prepare(struct warm_server *w, int ms);
 /* Hands the prepared pid 1 a job's descriptors (WJ_* of warm_msg.h, n of
- * them; WJ_NET is replaced by the pooled network namespace when there is one); it forks the job at
- * once, so it must be in the job's cgroup with its limits written. The pidfd and pid go to the
- * caller. -1: the server failed; stop it. */
+ * them; WJ_NET becomes the pooled network namespace when there is one); it
+ * forks the job at once, so it must be in the job's cgroup with its limits
+ * written. The pidfd and pid go to the caller. -1: the server failed; stop
+ * it. */
 int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid);
 /* The server's resident memory in KiB, or -1. */
 long warm_rss_kb(const struct warm_server *w);
