@@ -82,7 +82,9 @@ _Noreturn void zygote_main(const struct jail_child *c);
 void jail_payload_start(int st);
 _Noreturn void zygote_reaper_main(void);
 /* A fork server's pooled network namespace's maker (SANDBOXD_INIT=netns;
- * warm_net.c). */
+ * warm_net.c). It and the daemon's child that starts it report one of
+ * these bytes on the ready pipe, then errno unless NETNS_READY. */
+enum { NETNS_READY, NETNS_JOIN_USERNS, NETNS_UNSHARE, NETNS_LO };
 _Noreturn void zygote_net_main(void);
 
 /* The job's description as one blob (jail_wire.c): everything the init

@@ -127,7 +127,7 @@ static int maker_main(void *arg)
 	const struct maker *m = arg;
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=netns", NULL};
-	char b = 1;
+	char b = NETNS_JOIN_USERNS;
 	/* All three above 5 first: any may be 3, 4 or 5 now. The init runs
 	 * from its descriptor, kept as 5 (close-on-exec: an ELF runs from
 	 * one). */
@@ -204,19 +204,19 @@ int warm_net_make(struct warm_net *n, pid_t userns_of, char *err, size_t errlen)
 	}
 	close_fd(&ready[1]);
 	struct pollfd p = {.fd = ready[0], .events = POLLIN};
-	char b = 1;
+	char b = NETNS_JOIN_USERNS;
 	int e = 0, pr;
 	while ((pr = poll(&p, 1, NET_MAKE_MS)) < 0 && errno == EINTR)
 		;
 	if (pr <= 0 || read(ready[0], &b, 1) != 1) {
 		errfmt(err, errlen, "pooled network namespace: its maker did not answer");
-	} else if (b) {
+	} else if (b != NETNS_READY) {
 		if (read(ready[0], &e, sizeof e) != (ssize_t)sizeof e)
 			e = EPROTO;
 		errfmt(err, errlen, "pooled network namespace: %s: %s",
-		       b == 1	? "joining the server's user namespace"
-		       : b == 2 ? "unshare"
-				: "bringing lo up",
+		       b == NETNS_JOIN_USERNS ? "joining the server's user namespace"
+		       : b == NETNS_UNSHARE   ? "unshare"
+					      : "bringing lo up",
 		       errfmt_desc(e));
 	} else {
 		rc = open_made(n, pid, err, errlen);

@@ -177,16 +177,17 @@ _Noreturn void zygote_reaper_main(void)
 /* A fork server's pooled network namespace (warm_net.c): started by the
  * daemon in the server's user namespace, it unshares a network namespace
  * that user namespace owns and brings lo up as a job's own is (net_apply),
- * says so on fd 3 (0, or a step number and errno) and waits for the daemon
- * to close fd 4, having opened the namespace and its files meanwhile. */
+ * says so on fd 3 (NETNS_READY, or the failed step and errno) and waits
+ * for the daemon to close fd 4, having opened the namespace and its files
+ * meanwhile. */
 _Noreturn void zygote_net_main(void)
 {
 	enum { READY = 3, GO = 4 };
-	char b = 0;
+	char b = NETNS_READY;
 	if (unshare(CLONE_NEWNET) < 0)
-		b = 2;
+		b = NETNS_UNSHARE;
 	else if (net_apply() < 0)
-		b = 3;
+		b = NETNS_LO;
 	int e = errno;
 	if (write(READY, &b, 1) != 1 || b) {
 		(void)!write(READY, &e, sizeof e);
