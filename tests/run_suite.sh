@@ -92,7 +92,12 @@ for t in "$@"; do
 	fi
 	if [ $rc -ne 0 ]; then
 		failed="$failed $name"
-		printf '%s\n' "$out" | grep -vE '^(Running suite|[0-9]+%: Checks|SKIP: )' | head -40 | sed 's/^/    /'
+		# The lines that say what failed first (Check's failure lines, a
+		# table's FAIL rows, sanitizer reports), then the start of the output
+		# for context: a long table would otherwise hide the failing row.
+		printf '%s\n' "$out" | grep -E ':[0-9]+:[FE]:|FAIL|Sanitizer|runtime error' |
+			head -40 | sed 's/^/    ! /'
+		printf '%s\n' "$out" | grep -vE '^(Running suite|[0-9]+%: Checks|SKIP: )' | head -20 | sed 's/^/    /'
 		[ -z "$n_run" ] && fail=$((fail + 1))
 		[ -n "$out" ] || echo "    (no output; exit status $rc)"
 	fi

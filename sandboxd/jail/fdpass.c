@@ -1,13 +1,14 @@
 #include "sandboxd/jail/fdpass.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-int fdpass_send(int sock, int fd)
+int fdpass_send(int sock, int fd, char tag)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte = 'L';
+	char byte = tag;
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
@@ -20,7 +21,17 @@ int fdpass_send(int sock, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-int fdpass_recv(int sock, int flags)
+int fdpass_send_dir(int sock, const char *path, char tag)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = fdpass_send(sock, fd, tag);
+	close(fd);
+	return rc;
+}
+
+int fdpass_recv(int sock, int flags, char *tag)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))], byte;
 	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
@@ -34,5 +45,6 @@ int fdpass_recv(int sock, int flags)
 		return -1;
 	int fd;
 	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	*tag = byte;
 	return fd;
 }

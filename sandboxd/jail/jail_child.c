@@ -84,10 +84,14 @@ static _Noreturn void payload_finish(const struct jail_spec *s, int st, int noti
 	STEP(st, caps_drop_all(), "capabilities");
 	if (write_files)
 		STEP(st, mounts_write_files(s), "writing files");
+	/* The process that writes /work hands it over before any of the job's
+	 * code runs: the supervisor then holds it however soon the job ends. */
+	if (write_files && s->keep_work)
+		STEP(st, fdpass_send_dir(notify, "/work", FDPASS_WORK), "keeping /work");
 	int listener = -1;
 	STEP(st, scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {
-		STEP(st, fdpass_send(notify, listener), "seccomp listener");
+		STEP(st, fdpass_send(notify, listener, FDPASS_LISTENER), "seccomp listener");
 		close(listener);
 	}
 	close(notify);

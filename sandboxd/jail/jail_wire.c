@@ -139,6 +139,7 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 	put_u64(&w, (uint64_t)s->procview.ncpus);
 	put_u64(&w, s->zygote);
 	put_u64(&w, s->warm);
+	put_u64(&w, s->keep_work);
 	if (w.fail) {
 		free(w.p);
 		errno = ENOMEM;
@@ -345,6 +346,7 @@ int jail_wire_decode(const void *blob, size_t len, struct jail_spec *s)
 	s->procview.ncpus = (int)ncpus;
 	s->zygote = get_u64(&r) != 0;
 	s->warm = get_u64(&r) != 0;
+	s->keep_work = get_u64(&r) != 0;
 	if (r.fail || r.off != r.len || !s->root_dir || (s->peer && npeer == 0))
 		goto bad;
 	wj->job.interpreter = s->argv[0];

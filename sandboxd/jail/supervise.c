@@ -306,18 +306,28 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			capture_read_results(&f->res, hooks);
 		if (ip_st >= 0 && p[ip_st].revents)
 			read_status(f, r);
-		if (ip_nt >= 0 && p[ip_nt].revents) {
-			int l = fdpass_recv(f->notify_r, MSG_DONTWAIT);
+		char tag = 0;
+		int l = ip_nt >= 0 && p[ip_nt].revents
+			    ? fdpass_recv(f->notify_r, MSG_DONTWAIT, &tag)
+			    : -2;
+		if (l >= 0 && tag == FDPASS_WORK) {
+			/* Sent once, before the job's code ran; anything else is
+			 * closed. */
+			if (s->keep_work && !r->have_work && workfiles_check(l) == 0) {
+				r->work_fd = l;
+				r->have_work = true;
+			} else {
+				close(l);
+			}
+		} else if (l != -2) {
+			if (l >= 0 && tag != FDPASS_LISTENER) {
+				close(l);
+				l = -1;
+			}
 			if (l >= 0)
 				f->listener[f->nlisteners] = l;
-			if (l >= 0 && f->nlisteners + 1 == f->want_listeners) {
+			if (l >= 0 && f->nlisteners + 1 == f->want_listeners)
 				r->times.exec_ns = clock_mono_ns();
-				/* /work is written and the payloads run: pin it. */
-				if (s->keep_work)
-					r->have_work =
-					    (r->work_fd = f->warm ? workfiles_open_child(pid)
-								  : workfiles_open(pid)) >= 0;
-			}
 			if (l < 0 || ++f->nlisteners == f->want_listeners)
 				close_fd(&f->notify_r);
 			/* Without its listener a kill-listed syscall would get ENOSYS

@@ -285,10 +285,13 @@ static void job_layers(void)
 	 * links, mem). Its memory holds nothing but the server's imports. */
 	STEP(prctl(PR_SET_DUMPABLE, 1), "dumpable");
 	STEP(mounts_write_files(s), "writing files");
+	/* Handed over before the job's code runs (see jail_child.c). */
+	if (s->keep_work)
+		STEP(fdpass_send_dir(notify, "/work", FDPASS_WORK), "keeping /work");
 	int listener = -1;
 	STEP(scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {
-		STEP(fdpass_send(notify, listener), "seccomp listener");
+		STEP(fdpass_send(notify, listener, FDPASS_LISTENER), "seccomp listener");
 		close(listener);
 	}
 	close(notify);

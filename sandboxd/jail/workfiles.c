@@ -7,7 +7,6 @@
  * nothing but a regular file is ever opened for reading, and its size is
  * bounded before a byte is read. */
 #include "sandboxd/jail/workfiles.h"
-#include "sandboxd/jail/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,31 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int workfiles_open(pid_t init_pid)
+int workfiles_check(int fd)
 {
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/root", (int)init_pid);
-	/* The magic link is followed on purpose: it is the init's root, set up
-	 * by the daemon's own layers. Below it nothing is followed. */
-	int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
+	struct stat st;
+	struct statfs sf;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || fstatfs(fd, &sf) < 0 ||
+	    sf.f_type != TMPFS_MAGIC)
 		return -1;
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-			       .resolve =
-				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, root, "work", &how, sizeof how);
-	close(root);
-	return fd;
-}
-
-int workfiles_open_child(pid_t parent)
-{
-	pid_t child = procfs_first_child(parent);
-	return child > 0 ? workfiles_open(child) : -1;
+	return 0;
 }
 
 static const char *workfiles_kind(mode_t m)

@@ -8,13 +8,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Opens the job's /work through its init's root (/proc/PID/root/work) as an
- * O_PATH directory descriptor, while the init lives: the descriptor keeps
- * the tmpfs after the job's mount namespace is gone. -1 on failure. */
-int workfiles_open(pid_t init_pid);
-/* A warm job's: its pid 1 (the reaper, parent) is in its fork server's
- * mount namespace; the job (its first child) has the job's root. */
-int workfiles_open_child(pid_t parent);
+/* The job hands the supervisor its /work as an O_PATH descriptor before
+ * any of its code runs (fdpass.h, FDPASS_WORK): the descriptor keeps the
+ * tmpfs after the job's mount namespace is gone, however soon the job
+ * ends. 0 when fd is what that must be, a directory on a tmpfs; -1 if not. */
+int workfiles_check(int fd);
 
 /* Reads the regular file at path (validated: relative, no "." or "..")
  * beneath dir, at most max bytes. 0 with *data (malloc'd, NUL-terminated)

@@ -4,13 +4,18 @@
  * candidate's /work under isolation "process" and from the shown run of a
  * stdio request; the fetch limit is shared by all paths in request order;
  * and the descriptor that keeps each job's /work is closed after its
- * response (the daemon's open files do not grow over many jobs). The hostile
+ * response (the daemon's open files do not grow over many jobs), and it is
+ * held however late the daemon gets to it. The hostile
  * /work layouts are tests/hostile/work_fetch_*.py. Run as root. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "client/lib/sbx.h"
 #include "common/base64.h"
@@ -179,6 +184,62 @@ START_TEST(test_work_descriptors_closed)
 }
 END_TEST
 
+/* A job that writes /work and ends at once, while the daemon is starved of
+ * CPU (niced to 19 beside two busy loops): the daemon reads the job's
+ * messages long after the job is gone, and its /work must still come back.
+ * The daemon once opened /work through the job's /proc entry when it read
+ * them, and lost the files of every job that had already ended. */
+START_TEST(test_work_kept_when_daemon_lags)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
+	char tp[64];
+	snprintf(tp, sizeof tp, "/proc/%d/task", (int)d.pid);
+	DIR *dir = opendir(tp);
+	ck_assert_ptr_nonnull(dir);
+	for (struct dirent *e; (e = readdir(dir));)
+		if (e->d_name[0] != '.')
+			ck_assert_int_eq(setpriority(PRIO_PROCESS, (id_t)atoi(e->d_name), 19), 0);
+	closedir(dir);
+	pid_t hog[2];
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_ge(hog[i] = fork(), 0);
+		if (hog[i] == 0) {
+			alarm(120);
+			for (volatile unsigned long n = 0;; n++)
+				;
+		}
+	}
+	struct sbx_conn *c = conn_open(&d);
+	int lost = 0;
+	char lost_why[200] = "";
+	for (int i = 0; i < 12; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "q%d", i);
+		json_t *req = job(id, "open('o', 'w').write('kept')\n");
+		json_object_set_new(req, "fetch_files", json_pack("[s]", "o"));
+		json_t *r = call(c, req, CALL_MS);
+		size_t n = 0;
+		unsigned char *out = fetched(r, "o", &n);
+		if (!out || n != 4 || memcmp(out, "kept", 4) != 0) {
+			lost++;
+			snprintf(lost_why, sizeof lost_why, "%s",
+				 fetch_error(r, "o") ? fetch_error(r, "o") : "no files");
+		}
+		free(out);
+		json_decref(r);
+	}
+	for (int i = 0; i < 2; i++) {
+		kill(hog[i], SIGKILL);
+		waitpid(hog[i], NULL, 0);
+	}
+	ck_assert_msg(lost == 0, "%d of 12 quick jobs lost /work: %s", lost, lost_why);
+	sbx_close(c);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *fetch_suite(void)
 {
 	Suite *s = suite_create("daemon_fetch");
@@ -186,6 +247,7 @@ static Suite *fetch_suite(void)
 	tcase_add_test(t, test_round_trip_every_byte);
 	tcase_add_test(t, test_killed_isolated_stdio_and_budget);
 	tcase_add_test(t, test_work_descriptors_closed);
+	tcase_add_test(t, test_work_kept_when_daemon_lags);
 	return s;
 }
 

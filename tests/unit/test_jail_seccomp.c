@@ -505,7 +505,7 @@ static void child_send_listener(const struct scmp_prog *p, int sock)
 	CHILD_CHECK(scmp_apply(p, &listener) == 0);
 	CHILD_CHECK(listener >= 0);
 	CHILD_CHECK((fcntl(listener, F_GETFD) & FD_CLOEXEC) != 0);
-	CHILD_CHECK(fdpass_send(sock, listener) == 0);
+	CHILD_CHECK(fdpass_send(sock, listener, FDPASS_LISTENER) == 0);
 	close(listener);
 	/* Default-action calls are not turned into notifications. */
 	errno = 0;
@@ -532,8 +532,10 @@ START_TEST(test_notify_names_syscall)
 		_exit(42); /* only reached if the daemon side answered */
 	}
 	close(sv[1]);
-	int fd = fdpass_recv(sv[0], 0);
+	char tag = 0;
+	int fd = fdpass_recv(sv[0], 0, &tag);
 	ck_assert_msg(fd >= 0, "no listener fd received");
+	ck_assert_int_eq(tag, FDPASS_LISTENER);
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no notification within 10 s");
 
@@ -578,8 +580,10 @@ static void assert_foreign_notified(void (*body)(void), uint32_t want_arch, int 
 		body();
 	}
 	close(sv[1]);
-	int fd = fdpass_recv(sv[0], 0);
+	char tag = 0;
+	int fd = fdpass_recv(sv[0], 0, &tag);
 	ck_assert_msg(fd >= 0, "no listener fd received");
+	ck_assert_int_eq(tag, FDPASS_LISTENER);
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no notification within 10 s");
 	struct seccomp_notif *req;

@@ -13,12 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/workfiles.h"
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/skip.h"
@@ -240,48 +243,58 @@ START_TEST(test_changing_while_read)
 }
 END_TEST
 
-/* The open of a live process's /work through /proc/PID/root, and that the
- * descriptor keeps the directory after the process is gone. */
-START_TEST(test_open_through_proc_root)
+/* How the supervisor holds a job's /work: the job sends it (fdpass.h)
+ * before its code runs, and the descriptor keeps the directory readable
+ * after the sender is gone. Only a directory on a tmpfs is kept. */
+START_TEST(test_work_sent_and_kept)
 {
 	char out[200];
-	int pfd[2];
-	ck_assert_int_eq(pipe(pfd), 0);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	char shm[] = "/dev/shm/sbx-workfiles.XXXXXX";
+	if (!mkdtemp(shm))
+		SKIP_TEST("no tmpfs at /dev/shm to send from: %s", strerror(errno));
 	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		char c;
-		if (chroot(g_top) < 0)
+		close(sv[0]);
+		char p[300];
+		snprintf(p, sizeof p, "%s/kept", shm);
+		FILE *f = fopen(p, "w");
+		if (!f || fputs("still here", f) < 0 || fclose(f) != 0)
 			_exit(1);
-		close(pfd[1]);
-		if (read(pfd[0], &c, 1) < 0)
-			_exit(1);
-		_exit(0);
+		_exit(fdpass_send_dir(sv[1], shm, FDPASS_WORK) == 0 &&
+			      fdpass_send_dir(sv[1], g_dir, FDPASS_WORK) == 0
+			  ? 0
+			  : 2);
 	}
-	ck_assert_int_gt(pid, 0);
-	close(pfd[0]);
-	put("kept", "still here");
-	int w = -1;
-	for (int i = 0; i < 200 && w < 0; i++) {
-		w = workfiles_open(pid);
-		if (w < 0)
-			usleep(10000); /* the chroot may not have happened yet */
-		else {
-			/* before the chroot, /proc/PID/root is "/": no /work there */
-			struct stat st;
-			if (fstatat(w, "kept", &st, 0) < 0) {
-				close(w);
-				w = -1;
-				usleep(10000);
-			}
-		}
-	}
+	close(sv[1]);
+	int status = -1;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	char tag = 0;
+	int w = fdpass_recv(sv[0], 0, &tag);
 	ck_assert_int_ge(w, 0);
-	close(pfd[1]);
-	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(tag, FDPASS_WORK);
+	ck_assert_int_eq(workfiles_check(w), 0);
+	/* The test's own dir is on the host's /tmp: refused unless that is a
+	 * tmpfs too. */
+	int host = fdpass_recv(sv[0], 0, &tag);
+	ck_assert_int_ge(host, 0);
+	struct statfs sf;
+	ck_assert_int_eq(fstatfs(host, &sf), 0);
+	ck_assert_int_eq(workfiles_check(host), sf.f_type == TMPFS_MAGIC ? 0 : -1);
+	close(host);
+	int file = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(file, 0);
+	ck_assert_int_eq(workfiles_check(file), -1);
+	close(file);
+	close(sv[0]);
 	close(g_fd);
 	g_fd = w;
 	ck_assert_int_eq(rd("kept", 100, out, sizeof out), 0);
 	ck_assert_str_eq(out, "still here");
+	td_rmtree(shm);
 }
 END_TEST
 
@@ -298,7 +311,7 @@ static Suite *workfiles_suite(void)
 	tcase_add_test(t, test_size_bounded_before_read);
 	tcase_add_test(t, test_file_through_a_file);
 	tcase_add_test(t, test_changing_while_read);
-	tcase_add_test(t, test_open_through_proc_root);
+	tcase_add_test(t, test_work_sent_and_kept);
 	suite_add_tcase(s, t);
 	return s;
 }
