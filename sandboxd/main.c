@@ -458,10 +458,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: cannot start workers\n");
 		return 1;
 	}
-	log_msg("serving %s: %d workers, cgroups %s, policies %s, %zu profile(s); at most %zu "
-		"connections, %zu MiB of buffers, %zu MiB per response",
-		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.policies_dir,
-		cfg.profiles.n, cfg.max_conns, cfg.buffer_budget >> 20, cfg.max_response >> 20);
+	/* The instance names this daemon's cgroups (<instance>-*): what to
+	 * look for, or sweep, after it was killed. */
+	log_msg("serving %s: %d workers, cgroups %s (jobs %s-*), policies %s, %zu profile(s); at "
+		"most %zu connections, %zu MiB of buffers, %zu MiB per response",
+		cfg.socket_path, cfg.workers, cg_version_name(cfg.cg.version), cfg.cg.instance,
+		cfg.policies_dir, cfg.profiles.n, cfg.max_conns, cfg.buffer_budget >> 20,
+		cfg.max_response >> 20);
 	log_msg("limits: queue %zu, per peer %zu waiting and %d connections, memory budget %ld MB",
 		cfg.queue_capacity, cfg.max_queued_per_peer, cfg.max_conn_per_peer,
 		cfg.memory_budget_mb);

@@ -200,26 +200,33 @@ static int cg_clean_stale(const char *jobs, const char *instance, char *err, siz
 		return cg_err(err, errlen, errno, "opendir %s", jobs);
 	const struct dirent *de;
 	int rc = 0;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	/* Every entry is tried, the first failure reported: one cgroup still
+	 * busy must not leave the rest behind. */
+	while ((de = readdir(d)) != NULL) {
 		char p[PATH_MAX];
 		struct stat st;
+		int one_rc = 0;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (il && (strncmp(de->d_name, instance, il) != 0 || de->d_name[il] != '-'))
 			continue;
 		if (cg_join(p, jobs, de->d_name) < 0)
-			rc = cg_err(err, errlen, errno, "%s/%s", jobs, de->d_name);
+			one_rc = cg_err(rc ? NULL : err, errlen, errno, "%s/%s", jobs, de->d_name);
 		else if (lstat(p, &st) < 0)
-			rc = cg_err(err, errlen, errno, "stat %s", p);
+			one_rc = cg_err(rc ? NULL : err, errlen, errno, "stat %s", p);
 		else if (!S_ISDIR(st.st_mode))
 			continue;
 		/* Privileged: a crashed daemon's jobs are untrusted code still
 		 * running with nobody to enforce their limits; they must go. */
 		const char *one[1] = {p};
-		if (rc == 0 && cg_kill_dirs(one, 1, CG_STALE_KILL_MS) < 0)
-			rc = cg_err(err, errlen, errno, "killing stale job cgroup %s", p);
-		if (rc == 0 && cg_rmdir(p) < 0)
-			rc = cg_err(err, errlen, errno, "rmdir stale job cgroup %s", p);
+		if (one_rc == 0 && cg_kill_dirs(one, 1, CG_STALE_KILL_MS) < 0)
+			one_rc = cg_err(rc ? NULL : err, errlen, errno,
+					"killing stale job cgroup %s", p);
+		if (one_rc == 0 && cg_rmdir(p) < 0)
+			one_rc =
+			    cg_err(rc ? NULL : err, errlen, errno, "rmdir stale job cgroup %s", p);
+		if (one_rc < 0)
+			rc = -1;
 	}
 	closedir(d);
 	return rc;
@@ -298,8 +305,9 @@ int cg_teardown(struct cg_root *r, char *err, size_t errlen)
 		return 0;
 	const char *v[5];
 	int n = cg_dirs(v, r->v2_jobs, r->v1_memory, r->v1_pids, r->v1_cpuacct, r->v1_cpu), rc = 0;
-	for (int i = 0; i < n && rc == 0; i++)
-		if (access(v[i], F_OK) == 0 && cg_clean_stale(v[i], r->instance, err, errlen) < 0)
+	for (int i = 0; i < n; i++)
+		if (access(v[i], F_OK) == 0 &&
+		    cg_clean_stale(v[i], r->instance, rc ? NULL : err, errlen) < 0)
 			rc = -1;
 	if (rc < 0 || r->version != CG_V2 || !r->v2_made_home)
 		return rc;

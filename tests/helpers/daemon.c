@@ -426,10 +426,52 @@ int td_wait_warm(struct test_daemon *d, int timeout_ms)
 	return -1;
 }
 
+/* The cgroups of a daemon that was killed stay behind (a daemon removes
+ * its stale ones only when started again on the same socket, which a test's
+ * temporary socket never is), and every one slows the kernel's next CPU
+ * quota write. The instance is in the daemon's "serving" log line. */
+static char g_sweep[40];
+static int sweep_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	size_t n = strlen(g_sweep);
+	if (flag != FTW_DP || strncmp(path + f->base, g_sweep, n) != 0 ||
+	    (path[f->base + n] != '-' && path[f->base + n] != '\0'))
+		return 0;
+	char procs[PATH_MAX + 16];
+	snprintf(procs, sizeof procs, "%s/cgroup.procs", path);
+	for (int tries = 0; tries < 50 && rmdir(path) < 0 && errno == EBUSY; tries++) {
+		FILE *p = fopen(procs, "re");
+		for (int pid; p && fscanf(p, "%d", &pid) == 1;)
+			kill(pid, SIGKILL);
+		if (p)
+			fclose(p);
+		td_sleep_ms(10);
+	}
+	return 0;
+}
+
+static void sweep_cgroups(const struct test_daemon *d)
+{
+	char *log = td_log(d);
+	const char *at = log ? strstr(log, "(jobs s") : NULL;
+	unsigned h;
+	if (at && sscanf(at, "(jobs s%8x-*)", &h) == 1) {
+		snprintf(g_sweep, sizeof g_sweep, "s%08x", h);
+		nftw("/sys/fs/cgroup", sweep_one, 32, FTW_DEPTH | FTW_PHYS);
+	}
+	free(log);
+}
+
 void td_cleanup(struct test_daemon *d)
 {
+	/* Stopped as an operator would, so that it removes its cgroups (one
+	 * that does not stop in time is killed); what a killed daemon left,
+	 * now or earlier in the test, is swept. */
 	if (d->pid > 0)
-		td_kill(d);
+		td_stop(d, 3000);
+	if (d->dir[0])
+		sweep_cgroups(d);
 	/* SBX_TEST_KEEP=1 keeps the daemon's directory (its log) for a look. */
 	const char *keep = getenv("SBX_TEST_KEEP");
 	if (d->dir[0] && !(keep && strcmp(keep, "1") == 0))

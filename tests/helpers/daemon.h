@@ -88,7 +88,8 @@ bool td_exited(struct test_daemon *d, int *status);
 char *td_log(const struct test_daemon *d);
 bool td_log_contains(const struct test_daemon *d, const char *needle);
 
-/* Kills the daemon if still running and removes its directory. Idempotent. */
+/* Stops the daemon if still running (SIGTERM, then SIGKILL after 3 s),
+ * removes the cgroups a killed daemon left and its directory. Idempotent. */
 void td_cleanup(struct test_daemon *d);
 
 /* --- utilities ----------------------------------------------------------- */

@@ -238,6 +238,42 @@ START_TEST(test_place_v1_parent)
 }
 END_TEST
 
+/* A clean stop removes every cgroup of its instance even when one will not
+ * go: the rest of that hierarchy and the other hierarchies are still swept,
+ * and the failure is reported. It once stopped at the first busy cgroup,
+ * and daemons left thousands of empty ones (each slowing the kernel's next
+ * CPU quota write). */
+START_TEST(test_teardown_sweeps_past_a_busy_cgroup)
+{
+	char t[PATH_MAX], note[1024];
+	struct cg_root r;
+	set(t, new_tree());
+	fake_v1(t, false);
+	detect_ok(&r, MI_HOST, SELF_HOST, t);
+	snprintf(r.instance, sizeof r.instance, "s6");
+	place_ok(&r, NULL, NULL, note);
+	ck_assert_msg(cg_setup(&r, err, sizeof err) == 0, "%s", err);
+	const char *dirs[] = {r.v1_memory, r.v1_pids, r.v1_cpuacct, r.v1_cpu};
+	for (int i = 0; i < 4; i++) {
+		put(P("%s/s6-0-1/cgroup.procs", dirs[i]), "");
+		put(P("%s/s6-0-2/cgroup.procs", dirs[i]), "");
+		put(P("%s/s7-0-1/cgroup.procs", dirs[i]), ""); /* another instance's */
+	}
+	/* Busy: a child cgroup, which no rmdir of the parent removes. */
+	mkdirs(P("%s/s6-0-1/child", r.v1_memory));
+	ck_assert_int_eq(cg_teardown(&r, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "s6-0-1"), "err: %s", err);
+	ck_assert(exists(P("%s/s6-0-1", r.v1_memory)));
+	ck_assert(!exists(P("%s/s6-0-2", r.v1_memory)));
+	for (int i = 1; i < 4; i++) {
+		ck_assert_msg(!exists(P("%s/s6-0-1", dirs[i])), "left in %s", dirs[i]);
+		ck_assert_msg(!exists(P("%s/s6-0-2", dirs[i])), "left in %s", dirs[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		ck_assert(exists(P("%s/s7-0-1", dirs[i])));
+}
+END_TEST
+
 static Suite *cgroup_place_suite(void)
 {
 	Suite *s = suite_create("cgroup_place");
@@ -250,6 +286,7 @@ static Suite *cgroup_place_suite(void)
 	tcase_add_test(tc, test_place_rejoin);
 	tcase_add_test(tc, test_place_two_instances);
 	tcase_add_test(tc, test_place_v1_parent);
+	tcase_add_test(tc, test_teardown_sweeps_past_a_busy_cgroup);
 	suite_add_tcase(s, tc);
 	return s;
 }
