@@ -455,8 +455,14 @@ static void sweep_cgroups(const struct test_daemon *d)
 {
 	char *log = td_log(d);
 	const char *at = log ? strstr(log, "(jobs s") : NULL;
+	/* A daemon whose last start ended in a clean stop removed its own. */
+	const char *last = at;
+	for (const char *p = at; p && (p = strstr(p + 1, "(jobs s"));)
+		last = p;
+	bool clean =
+	    last && strstr(last, "sandboxd: stopped") && !strstr(last, "sandboxd: cleanup:");
 	unsigned h;
-	if (at && sscanf(at, "(jobs s%8x-*)", &h) == 1) {
+	if (at && !clean && sscanf(at, "(jobs s%8x-*)", &h) == 1) {
 		snprintf(g_sweep, sizeof g_sweep, "s%08x", h);
 		nftw("/sys/fs/cgroup", sweep_one, 32, FTW_DEPTH | FTW_PHYS);
 	}
