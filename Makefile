@@ -215,7 +215,7 @@ runner-tests: $(BUILD)/runner.pyz
 	  $(sort $(wildcard tests/runner/test_*.py))
 
 integration: all $(INTEG_BIN)
-	@SBX_BUILD=$(BUILD) tests/run_suite.sh integration $(INTEG_BIN)
+	@SBX_BUILD=$(BUILD) SBX_SAN="$(SAN)" tests/run_suite.sh integration $(INTEG_BIN)
 
 # The HTTP front against a real daemon (tests/http/, Python's unittest with
 # Debian's python3-requests): the fast suite runs in make check; the heavy

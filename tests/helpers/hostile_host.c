@@ -699,9 +699,22 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 		} else if (strcmp(c, "warm-intact") == 0) {
 			warm_intact(d, p->resp, why, wl);
 		} else if (strcmp(c, "sockmem-bounded") == 0) {
+			/* On v1 this bound is the daemon's watch racing the job
+			 * (SECURITY.md): a sanitizer build, several times slower,
+			 * is not the daemon it bounds. The program still runs (its
+			 * verdict and the other checks hold); the release build
+			 * checks the bound in make check. */
+			const char *san = getenv("SBX_SAN");
 			json_t *m = json_object_get(p->limits, "memory_mb");
-			sockmem_bounded(json_is_integer(m) ? (long)json_integer_value(m) : 0, why,
-					wl);
+			if (san && san[0] && !p->skip[0])
+				snprintf(
+				    p->skip, sizeof p->skip,
+				    "sockmem-bounded not checked against a sanitizer build (%s): "
+				    "the v1 socket watch is timing-bound; make check checks it",
+				    san);
+			else if (!(san && san[0]))
+				sockmem_bounded(
+				    json_is_integer(m) ? (long)json_integer_value(m) : 0, why, wl);
 		}
 	}
 }
