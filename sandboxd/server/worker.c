@@ -2,13 +2,16 @@
  * exactly one response line. */
 #include "sandboxd/server/worker.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,10 +104,28 @@ static void run_job(struct worker *w, struct job *j)
 	g_post(j, line); /* NULL: the job's pre-rendered internal error */
 }
 
+/* A worker supervises its jobs: it reads their counters and kills them at
+ * their limits; on cgroup v1 nothing but its watch (every 1 to 10 ms)
+ * bounds what a job's sockets hold past memory.kmem.tcp's limit, and a job
+ * outruns it if a busy host delays it by tens of ms. So it runs at nice
+ * WORKER_NICE, above every ordinary process, and SCHED_RESET_ON_FORK gives
+ * whatever it starts (jails, fork servers, probes) the normal priority. */
+#define WORKER_NICE (-10)
+static void worker_priority(int slot)
+{
+	struct sched_param p = {.sched_priority = 0};
+	if (sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &p) < 0)
+		log_msg("worker slot %d: SCHED_RESET_ON_FORK: %s; it keeps the normal priority",
+			slot, strerror(errno));
+	else if (setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE) < 0)
+		log_msg("worker slot %d: nice %d: %s", slot, WORKER_NICE, strerror(errno));
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct job *j;
+	worker_priority(w->slot);
 	run_warm_start(g_cfg, w->slot);
 	run_idle(g_cfg, w->slot);
 	bool probed = false;
