@@ -105,7 +105,7 @@ int warm_start(struct warm_server *w, const struct jail_spec *s, const struct ja
 {
 	int sync[2] = {-1, -1}, status[2] = {-1, -1}, ctl[2] = {-1, -1}, spec_fd = -1, rc = -1;
 	memset(w, 0, sizeof *w);
-	w->zpidfd = w->ctl = w->status_r = w->a_pidfd = -1;
+	w->zpidfd = w->ctl = w->status_r = w->a_pidfd = w->a_ch = -1;
 	warm_net_init(&w->net);
 	char *stack = NULL;
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
@@ -211,6 +211,7 @@ void warm_stop(struct warm_server *w)
 	w->ready = false;
 	w->a_pid = 0;
 	close_fd(&w->a_pidfd);
+	close_fd(&w->a_ch);
 	close_fd(&w->zpidfd);
 	close_fd(&w->ctl);
 	close_fd(&w->status_r);
@@ -230,17 +231,19 @@ int warm_prepare(struct warm_server *w, int ms)
 		return 0;
 	if (!w->ready || wait_readable(w, w->ctl, ms) < 0)
 		return -1;
-	int pf = -1;
-	pid_t pid;
+	int got[2] = {-1, -1};
+	pid_t pid = -1;
 	/* It may have been made while the server still had the low priority
 	 * of its imports: the job inherits it from here. */
-	if (warm_msg_recv(w->ctl, WARM_SPAWNED, &pf, 1) != 1 || (pid = pidfd_pid(pf)) <= 0 ||
+	if (warm_msg_recv(w->ctl, WARM_SPAWNED, got, 2) != 2 || (pid = pidfd_pid(got[0])) <= 0 ||
 	    setpriority(PRIO_PROCESS, (id_t)pid, 0) < 0) {
-		close_fd(&pf);
+		close_fd(&got[0]);
+		close_fd(&got[1]);
 		warm_stop(w); /* anything else here is a broken server */
 		return -1;
 	}
-	w->a_pidfd = pf;
+	w->a_pidfd = got[0];
+	w->a_ch = got[1];
 	w->a_pid = pid;
 	return 0;
 }
@@ -256,8 +259,10 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 	if (w->net.ns >= 0 && !w->net.lent)
 		v[WJ_NET] = w->net.ns;
 	struct pollfd dead = {.fd = w->a_pidfd, .events = POLLIN};
-	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_msg_send(w->ctl, WARM_JOB, v, n) < 0)
+	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_msg_send(w->a_ch, WARM_JOB, v, n) < 0)
 		return -1;
+	/* The message stays queued for that pid 1 alone. */
+	close_fd(&w->a_ch);
 	w->net.lent |= v[WJ_NET] == w->net.ns;
 	*pidfd = w->a_pidfd;
 	*pid = w->a_pid;

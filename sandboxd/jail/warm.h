@@ -19,8 +19,11 @@ struct warm_server {
 	int zpidfd, ctl, status_r;
 	bool ready; /* the server said its imports are done */
 	/* The next job's pid 1, waiting for it (its pidfd; pid as the daemon
-	 * sees it), or -1: the server sends one after each job. */
-	int a_pidfd;
+	 * sees it), or -1: the server sends one after each job. a_ch is that
+	 * pid 1's own channel, where its job goes: a job sent to a pid 1 that
+	 * dies unread dies with its socket, and never reaches the next pid 1,
+	 * which the daemon has not yet put into a job cgroup. */
+	int a_pidfd, a_ch;
 	pid_t a_pid;
 	unsigned jobs; /* forked from it so far */
 	/* The network namespace its jobs join, one at a time (warm_net.h);
@@ -43,7 +46,7 @@ bool warm_dead(const struct warm_server *w);
 /* Kills the server (its whole PID namespace with it) and reaps its init. */
 void warm_stop(struct warm_server *w);
 /* Takes the next job's pid 1 once the server sent it, waiting at most ms:
- * 0 (w->a_pid, w->a_pidfd set), or -1 (none yet, or the server failed:
+ * 0 (w->a_pid, w->a_pidfd, w->a_ch set), or -1 (none yet, or the server failed:
  * warm_dead says which). */
 int warm_prepare(struct warm_server *w, int ms);
 /* Hands the prepared pid 1 a job's descriptors (WJ_* of warm_msg.h, n of

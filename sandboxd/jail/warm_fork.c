@@ -84,16 +84,26 @@ static int all_cpus(void)
 static int a_main(void *arg)
 {
 	(void)arg;
+	/* Its job comes on a channel of its own, never on the server's: a job
+	 * the daemon sent to an earlier pid 1 that was killed before reading
+	 * it (a cancelled job) must not reach this one, which the daemon has
+	 * not yet put into a job cgroup. */
+	int ch[2] = {-1, -1};
 	int pf = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (pf < 0 || warm_msg_send(CTL_FD, WARM_SPAWNED, &pf, 1) < 0)
+	if (pf < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+		goto fail;
+	int sent[2] = {pf, ch[1]};
+	if (warm_msg_send(CTL_FD, WARM_SPAWNED, sent, 2) < 0)
 		goto fail;
 	close(pf);
+	close(ch[1]);
 	char b;
-	if (recv(CTL_FD, &b, 1, MSG_PEEK) == 0) {
-		g_a_state = 2;
+	if (recv(ch[0], &b, 1, MSG_PEEK) == 0) {
+		g_a_state = 2; /* the daemon dropped it, or is gone */
 		_exit(0);
 	}
-	g_nfds = warm_msg_recv(CTL_FD, WARM_JOB, g_fds, WJ_COUNT);
+	g_nfds = warm_msg_recv(ch[0], WARM_JOB, g_fds, WJ_COUNT);
+	close(ch[0]);
 	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
 		goto fail;
 	/* Every CPU back before the fork, as a cold job's init and payload

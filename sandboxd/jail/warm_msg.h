@@ -4,10 +4,13 @@
 #ifndef SBX_WARM_MSG_H
 #define SBX_WARM_MSG_H
 
-#define WARM_READY "R"	 /* server -> daemon, once: imports done */
-#define WARM_JOB "J"	 /* daemon -> server: a job's descriptors (WJ_*) */
-#define WARM_SPAWNED "S" /* the next job's pid 1 -> daemon: its pidfd */
-#define WARM_DONE "D"	 /* (tests) */
+#define WARM_READY "R" /* server -> daemon, once: imports done */
+/* The next job's pid 1 -> daemon, on the server's channel: its pidfd, and
+ * one end of a socket of its own, on which alone its job is sent. */
+#define WARM_SPAWNED "S"
+/* daemon -> that pid 1, on its own socket: a job's descriptors (WJ_*) */
+#define WARM_JOB "J"
+#define WARM_DONE "D" /* (tests) */
 
 /* A job's descriptors, in this order; the last two only for test runs. */
 enum {

@@ -92,7 +92,7 @@ int run_warm_init(const struct config *cfg)
 	for (int i = 0; i < g_nslots; i++)
 		for (int k = 0; k < WK_COUNT; k++) {
 			g_slots[i][k].w = (struct warm_server){
-			    .zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1};
+			    .zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1, .a_ch = -1};
 			warm_net_init(&g_slots[i][k].w.net);
 			atomic_store(&g_rss[i][k], -1);
 		}

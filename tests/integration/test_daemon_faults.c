@@ -475,6 +475,94 @@ START_TEST(test_nonreading_client)
 }
 END_TEST
 
+/* The prepared pid 1s of the next jobs (python3, before their exec, in a
+ * job cgroup of this daemon's instance): up to max, into out. */
+static int prepared_pid1s(const struct test_daemon *d, pid_t *out, int max)
+{
+	char *log = td_log(d), inst[32] = "";
+	const char *at = strstr(log, "(jobs s");
+	unsigned h;
+	if (at && sscanf(at, "(jobs s%8x-*)", &h) == 1)
+		snprintf(inst, sizeof inst, "/s%08x-", h);
+	free(log);
+	int n = 0;
+	DIR *dir = opendir("/proc");
+	for (struct dirent *e; inst[0] && dir && n < max && (e = readdir(dir));) {
+		char p[64], comm[32] = "", cg[4096] = "";
+		int pid = atoi(e->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof p, "/proc/%d/comm", pid);
+		FILE *f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = '\0';
+		fclose(f);
+		snprintf(p, sizeof p, "/proc/%d/cgroup", pid);
+		if (strcmp(comm, "python3\n") != 0 || !(f = fopen(p, "re")))
+			continue;
+		size_t k = fread(cg, 1, sizeof cg - 1, f);
+		cg[k] = '\0';
+		fclose(f);
+		if (strstr(cg, inst) && !strstr(cg, "-warm"))
+			out[n++] = pid;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* A job handed to a pid 1 that is killed before it reads it (its client
+ * left at once) must never run. The job went on the server's shared
+ * channel once, and the server's next pid 1, not yet in any job cgroup,
+ * read it and ran the cancelled job outside every job's limits. The pid 1s
+ * are stopped so that none reads its job before the cancel kills it. */
+START_TEST(test_cancelled_before_pid1_reads)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
+	pid_t a[8];
+	int na = 0;
+	for (int i = 0; i < 100 && na == 0; i++, td_sleep_ms(50))
+		na = prepared_pid1s(&d, a, 8);
+	if (na == 0)
+		SKIP_TEST("no prepared pid 1 in a job cgroup (cgroups off?)");
+	for (int i = 0; i < na; i++)
+		kill(a[i], SIGSTOP);
+	struct sbx_conn *c = conn_open(&d);
+	submit(c, lim(job("unread", "import time\ntime.sleep(30)\n"), "wall_ms", 60000));
+	json_t *p = NULL;
+	for (int i = 0; i < 100; i++, td_sleep_ms(20)) {
+		struct sbx_conn *q = conn_open(&d);
+		json_decref(p);
+		p = ping(q, "running?");
+		sbx_close(q);
+		if (iget(p, "running") == 1)
+			break;
+	}
+	CHECK_R(p, iget(p, "running") == 1);
+	json_decref(p);
+	td_sleep_ms(300); /* the job is sent; its pid 1 cannot read it */
+	sbx_close(c);
+	td_sleep_ms(300);
+	for (int i = 0; i < na; i++)
+		kill(a[i], SIGCONT);
+	td_sleep_ms(2000);
+	char desc[1024];
+	int left = td_count_uid_procs(uid_lo(&d), uid_hi(&d), desc, sizeof desc);
+	ck_assert_msg(left == 0, "the cancelled job ran anyway: %s", desc);
+	/* And the slot still serves. */
+	struct sbx_conn *b = conn_open(&d);
+	json_t *r = call(b, job("after", "print('after')"), CALL_MS);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass") && streq(sget(r, "stdout"), "after\n"));
+	json_decref(r);
+	sbx_close(b);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *daemon_faults_suite(void)
 {
 	Suite *s = suite_create("daemon_faults");
@@ -483,6 +571,7 @@ static Suite *daemon_faults_suite(void)
 	tcase_add_test(t, test_sigterm_with_stuck_worker);
 	tcase_add_test(t, test_disconnect_storm);
 	tcase_add_test(t, test_nonreading_client);
+	tcase_add_test(t, test_cancelled_before_pid1_reads);
 	return s;
 }
 
