@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -426,10 +427,28 @@ int td_wait_warm(struct test_daemon *d, int timeout_ms)
 	return -1;
 }
 
+int td_instance(const struct test_daemon *d, char *out, size_t outlen)
+{
+	char dir[PATH_MAX], abs[PATH_MAX], key[2 * PATH_MAX + 2];
+	snprintf(dir, sizeof dir, "%s", d->sock);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if (!realpath(dir[0] ? dir : "/", abs))
+		return -1;
+	snprintf(key, sizeof key, "%s/%s", abs, slash + 1);
+	uint32_t h = 2166136261u;
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(out, outlen, "s%08x", h);
+	return 0;
+}
+
 /* The cgroups of a daemon that was killed stay behind (a daemon removes
  * its stale ones only when started again on the same socket, which a test's
  * temporary socket never is), and every one slows the kernel's next CPU
- * quota write. The instance is in the daemon's "serving" log line. */
+ * quota write. */
 static char g_sweep[40];
 static int sweep_one(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
@@ -454,18 +473,14 @@ static int sweep_one(const char *path, const struct stat *st, int flag, struct F
 static void sweep_cgroups(const struct test_daemon *d)
 {
 	char *log = td_log(d);
-	const char *at = log ? strstr(log, "(jobs s") : NULL;
 	/* A daemon whose last start ended in a clean stop removed its own. */
-	const char *last = at;
-	for (const char *p = at; p && (p = strstr(p + 1, "(jobs s"));)
+	const char *last = strstr(log, "sandboxd: serving ");
+	for (const char *p = last; p && (p = strstr(p + 1, "sandboxd: serving "));)
 		last = p;
 	bool clean =
 	    last && strstr(last, "sandboxd: stopped") && !strstr(last, "sandboxd: cleanup:");
-	unsigned h;
-	if (at && !clean && sscanf(at, "(jobs s%8x-*)", &h) == 1) {
-		snprintf(g_sweep, sizeof g_sweep, "s%08x", h);
+	if (last && !clean && td_instance(d, g_sweep, sizeof g_sweep) == 0)
 		nftw("/sys/fs/cgroup", sweep_one, 32, FTW_DEPTH | FTW_PHYS);
-	}
 	free(log);
 }
 

@@ -42,23 +42,6 @@
 
 /* --- cgroups of the daemon --------------------------------------------------- */
 
-/* The instance prefix the daemon gives its job cgroups: "s" + FNV-1a of the
- * resolved socket path (sandboxd/main.c set_instance). */
-static void instance_of(const char *sock, char *out, size_t outlen)
-{
-	char dir[PATH_MAX], abs[PATH_MAX], key[2 * PATH_MAX + 2];
-	snprintf(dir, sizeof dir, "%s", sock);
-	char *slash = strrchr(dir, '/');
-	ck_assert(slash != NULL);
-	*slash = '\0';
-	ck_assert_msg(realpath(dir[0] ? dir : "/", abs) != NULL, "realpath %s", dir);
-	snprintf(key, sizeof key, "%s/%s", abs, slash + 1);
-	uint32_t h = 2166136261u;
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	snprintf(out, outlen, "s%08x", h);
-}
-
 /* The job cgroup parents ("<own cgroup>/sandboxd") of the daemon pid in
  * every hierarchy it may use (v2; v1 memory, pids, cpuacct) that exist,
  * each where /proc/self/mountinfo says it is mounted. */
@@ -191,7 +174,7 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	START(d, "--workers", "2");
 	char inst[16];
-	instance_of(d.sock, inst, sizeof inst);
+	ck_assert_msg(td_instance(&d, inst, sizeof inst) == 0, "instance of %s", d.sock);
 	struct sbx_conn *c = conn_open(&d);
 	/* Job cgroups exist only when the daemon enforces with cgroups (not
 	 * under --no-cgroups): the response of a first job says. */
@@ -483,12 +466,9 @@ END_TEST
  * job cgroup of this daemon's instance): up to max, into out. */
 static int prepared_pid1s(const struct test_daemon *d, pid_t *out, int max)
 {
-	char *log = td_log(d), inst[32] = "";
-	const char *at = strstr(log, "(jobs s");
-	unsigned h;
-	if (at && sscanf(at, "(jobs s%8x-*)", &h) == 1)
-		snprintf(inst, sizeof inst, "/s%08x-", h);
-	free(log);
+	char inst[32] = "", name[16];
+	if (td_instance(d, name, sizeof name) == 0)
+		snprintf(inst, sizeof inst, "/%s-", name);
 	int n = 0;
 	DIR *dir = opendir("/proc");
 	for (struct dirent *e; inst[0] && dir && n < max && (e = readdir(dir));) {
