@@ -192,6 +192,27 @@ static int cg_job_dirs(const struct cg_job *j, const char **v)
 	return cg_dirs(v, j->v2, j->v1_memory, j->v1_pids, j->v1_cpuacct, j->v1_cpu);
 }
 
+/* Kills and removes one stale job cgroup (a plain file there is left). */
+static int cg_clean_one(const char *jobs, const char *name, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	if (cg_join(p, jobs, name) < 0)
+		return cg_err(err, errlen, errno, "%s/%s", jobs, name);
+	if (lstat(p, &st) < 0)
+		return cg_err(err, errlen, errno, "stat %s", p);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	/* Privileged: a crashed daemon's jobs are untrusted code still
+	 * running with nobody to enforce their limits; they must go. */
+	const char *one[1] = {p};
+	if (cg_kill_dirs(one, 1, CG_STALE_KILL_MS) < 0)
+		return cg_err(err, errlen, errno, "killing stale job cgroup %s", p);
+	if (cg_rmdir(p) < 0)
+		return cg_err(err, errlen, errno, "rmdir stale job cgroup %s", p);
+	return 0;
+}
+
 static int cg_clean_stale(const char *jobs, const char *instance, char *err, size_t errlen)
 {
 	size_t il = strlen(instance);
@@ -203,29 +224,10 @@ static int cg_clean_stale(const char *jobs, const char *instance, char *err, siz
 	/* Every entry is tried, the first failure reported: one cgroup still
 	 * busy must not leave the rest behind. */
 	while ((de = readdir(d)) != NULL) {
-		char p[PATH_MAX];
-		struct stat st;
-		int one_rc = 0;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    (il && (strncmp(de->d_name, instance, il) != 0 || de->d_name[il] != '-')))
 			continue;
-		if (il && (strncmp(de->d_name, instance, il) != 0 || de->d_name[il] != '-'))
-			continue;
-		if (cg_join(p, jobs, de->d_name) < 0)
-			one_rc = cg_err(rc ? NULL : err, errlen, errno, "%s/%s", jobs, de->d_name);
-		else if (lstat(p, &st) < 0)
-			one_rc = cg_err(rc ? NULL : err, errlen, errno, "stat %s", p);
-		else if (!S_ISDIR(st.st_mode))
-			continue;
-		/* Privileged: a crashed daemon's jobs are untrusted code still
-		 * running with nobody to enforce their limits; they must go. */
-		const char *one[1] = {p};
-		if (one_rc == 0 && cg_kill_dirs(one, 1, CG_STALE_KILL_MS) < 0)
-			one_rc = cg_err(rc ? NULL : err, errlen, errno,
-					"killing stale job cgroup %s", p);
-		if (one_rc == 0 && cg_rmdir(p) < 0)
-			one_rc =
-			    cg_err(rc ? NULL : err, errlen, errno, "rmdir stale job cgroup %s", p);
-		if (one_rc < 0)
+		if (cg_clean_one(jobs, de->d_name, rc ? NULL : err, errlen) < 0)
 			rc = -1;
 	}
 	closedir(d);

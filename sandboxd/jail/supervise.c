@@ -116,6 +116,19 @@ static void feed_stdin(struct job_fds *f, const struct jail_spec *s, size_t *off
 	close_fd(&f->stdin_w);
 }
 
+/* The job's /work, sent once before its code ran (FDPASS_WORK): kept when
+ * the request fetches files and it is what it must be; anything else is
+ * closed. */
+static void keep_work(const struct jail_spec *s, struct jail_result *r, int fd)
+{
+	if (s->keep_work && !r->have_work && workfiles_check(fd) == 0) {
+		r->work_fd = fd;
+		r->have_work = true;
+	} else {
+		close(fd);
+	}
+}
+
 static void read_status(struct job_fds *f, struct jail_result *r)
 {
 	struct jail_msg m;
@@ -309,16 +322,9 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		char tag = 0;
 		int l = ip_nt >= 0 && p[ip_nt].revents
 			    ? fdpass_recv(f->notify_r, MSG_DONTWAIT, &tag)
-			    : -2;
+			    : -2; /* nothing to read */
 		if (l >= 0 && tag == FDPASS_WORK) {
-			/* Sent once, before the job's code ran; anything else is
-			 * closed. */
-			if (s->keep_work && !r->have_work && workfiles_check(l) == 0) {
-				r->work_fd = l;
-				r->have_work = true;
-			} else {
-				close(l);
-			}
+			keep_work(s, r, l);
 		} else if (l != -2) {
 			if (l >= 0 && tag != FDPASS_LISTENER) {
 				close(l);
