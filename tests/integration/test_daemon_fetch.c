@@ -162,7 +162,16 @@ START_TEST(test_work_descriptors_closed)
 	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
 	struct sbx_conn *c = conn_open(&d);
 	json_decref(ping(c, "warm"));
+	/* Once ready, each server's pooled network namespace (its fd and the
+	 * files of its snapshot) is made while the slot is idle: the count is
+	 * taken once it has held still for half a second. */
 	int before = open_fds(d.pid);
+	for (int still = 0, i = 0; still < 10 && i < 400; i++) {
+		td_sleep_ms(50);
+		int now = open_fds(d.pid);
+		still = now == before ? still + 1 : 0;
+		before = now;
+	}
 	for (int i = 0; i < 15; i++) {
 		char id[16];
 		snprintf(id, sizeof id, "j%d", i);
