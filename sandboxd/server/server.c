@@ -70,10 +70,9 @@ int server_listen(const struct config *cfg, char *err, size_t errlen)
 			goto fail;
 		/* A socket left by a crashed daemon is replaced; a live one, or
 		 * anything that is not a socket, is left alone (sockpath.c). */
-		if (sockpath_bind(listen_fd, cfg->socket_path, cfg->socket_gid, err, errlen) < 0)
+		if (sockpath_listen(listen_fd, cfg->socket_path, cfg->socket_gid, 128, err,
+				    errlen) < 0)
 			return -1;
-		if (listen(listen_fd, 128) < 0)
-			goto fail;
 	}
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)

@@ -171,27 +171,54 @@ out:
 	return rc;
 }
 
-int sockpath_bind(int fd, const char *path, gid_t gid, char *err, size_t errlen)
+/* The socket is made under this name in its directory, and given its path
+ * only once it listens: a client that finds the path can connect. */
+#define MAKING ".sandboxd-binding"
+
+/* A socket left at MAKING by a start that died half-way is removed (the
+ * directory lock makes the name ours); anything else there is refused. */
+static int clear_making(int dfd)
+{
+	struct stat st;
+	if (fstatat(dfd, MAKING, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return unlinkat(dfd, MAKING, 0);
+}
+
+int sockpath_listen(int fd, const char *path, gid_t gid, int backlog, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char base[PATH_MAX];
 	if (strlen(path) >= sizeof sa.sun_path)
 		return errfmt(err, errlen, "socket path too long: %s", path);
-	strcpy(sa.sun_path, path);
 	int dfd = lock_dir(path, base, sizeof base, err, errlen);
 	if (dfd < 0)
 		return -1;
+	/* Through the directory's descriptor, so the name always fits. */
+	snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/" MAKING, dfd);
 	int rc = sockpath_probe(path, err, errlen);
 	if (rc == 1 && unlink(path) < 0 && errno != ENOENT)
 		rc = errfmt_errno(err, errlen, errno, "removing the stale socket %s", path);
+	if (rc >= 0 && clear_making(dfd) < 0)
+		rc = errfmt_errno(err, errlen, errno, "%s beside the socket %s", MAKING, path);
 	if (rc >= 0) {
 		/* Created 0600 under the umask, then opened to the served group:
 		 * never a moment where anyone else could connect. */
 		mode_t old = umask(0177);
 		rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 		umask(old);
-		if (rc < 0 || secure(dfd, base, gid) < 0)
+		bool made = rc == 0;
+		/* linkat, not rename: it never replaces what appeared at the path
+		 * since the probe, on every file system. */
+		if (rc < 0 || listen(fd, backlog) < 0 || secure(dfd, MAKING, gid) < 0 ||
+		    linkat(dfd, MAKING, dfd, base, 0) < 0)
 			rc = errfmt_errno(err, errlen, errno, "socket %s", path);
+		if (made)
+			(void)unlinkat(dfd, MAKING, 0);
 	}
 	close(dfd); /* and with it the lock */
 	return rc < 0 ? -1 : 0;

@@ -11,11 +11,13 @@
  * some other listener, a file that is not a socket) with a message. */
 int sockpath_probe(const char *path, char *err, size_t errlen);
 
-/* Binds fd at path: under a lock on the socket's directory (two daemons
- * starting at once cannot both see "stale"), probes again, removes only a
- * stale socket, binds (0600), then gives the socket to root:gid, mode 0660,
- * through a descriptor of the socket file itself. -1 with a message. */
-int sockpath_bind(int fd, const char *path, gid_t gid, char *err, size_t errlen);
+/* Makes fd listen at path: under a lock on the socket's directory (two
+ * daemons starting at once cannot both see "stale"), probes again, removes
+ * only a stale socket, binds under a private name (0600), listens, gives the
+ * socket to root:gid, mode 0660, through a descriptor of the socket file
+ * itself, and only then links it at path, so the path never names a socket
+ * that refuses connections. -1 with a message. */
+int sockpath_listen(int fd, const char *path, gid_t gid, int backlog, char *err, size_t errlen);
 
 /* At exit: removes the socket, unless it is no longer the one we bound. */
 void sockpath_unlink(const char *path);

@@ -273,13 +273,14 @@ static int run_without_cgroups(bool no_cgroups, char *out, size_t outlen)
 			break;
 		if (no_cgroups && !stopped && access(sock, F_OK) == 0) {
 			/* It serves: one job proves it, then stop it. */
-			char err[256];
+			char err[256] = "";
 			struct sbx_conn *c = sbx_connect(sock, err, sizeof err);
 			json_t *req = job("nocg", "print(7)");
 			json_t *r = c ? sbx_call(c, req, 30000, err, sizeof err) : NULL;
 			char *enf = dump(json_object_get(r, "enforcement"));
-			snprintf(out, outlen, "verdict=%s enforcement=%s\n", sget(r, "verdict"),
-				 enf);
+			snprintf(out, outlen, "verdict=%s enforcement=%s%s%s\n",
+				 r ? sget(r, "verdict") : "none", enf,
+				 r ? "" : " client: ", r ? "" : err);
 			free(enf);
 			json_decref(req);
 			json_decref(r);

@@ -1,6 +1,7 @@
 /* Unit tests for the socket path (sandboxd/server/sockpath.c): what the
  * probe calls free, stale or in use; a bind that replaces only a stale
- * socket and leaves root:gid 0660; and an exit that removes the socket only
+ * socket and leaves root:gid 0660; a path that appears only once it
+ * accepts connections; and an exit that removes the socket only
  * while it is still the one bound. The "another sandboxd" answer is tested
  * against a real daemon (test_daemon_files). Run as root (chown). */
 #include <check.h>
@@ -82,20 +83,19 @@ START_TEST(test_bind_replaces_stale_sets_owner_mode)
 	struct stat st;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	ck_assert(fd >= 0);
-	ck_assert_msg(sockpath_bind(fd, sock, 4242, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(sockpath_listen(fd, sock, 4242, 4, err, sizeof err) == 0, "%s", err);
 	ck_assert(lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode));
 	ck_assert_int_eq(st.st_uid, 0);
 	ck_assert_int_eq(st.st_gid, 4242);
 	ck_assert_int_eq(st.st_mode & 07777, 0660);
-	/* Listening now, at that path: a second bind on it is refused. */
-	ck_assert(listen(fd, 4) == 0);
+	/* Listening already, at that path: a second bind on it is refused. */
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	strcpy(sa.sun_path, sock);
 	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	ck_assert(c >= 0 && connect(c, (struct sockaddr *)&sa, sizeof sa) == 0);
 	close(c);
 	int fd2 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ck_assert_int_eq(sockpath_bind(fd2, sock, 0, err, sizeof err), -1);
+	ck_assert_int_eq(sockpath_listen(fd2, sock, 0, 4, err, sizeof err), -1);
 	close(fd2);
 	/* Replaced by someone else: not ours to remove at exit. */
 	char other[160];
@@ -115,9 +115,43 @@ START_TEST(test_unlink_removes_own)
 	char err[512];
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	ck_assert(fd >= 0);
-	ck_assert_msg(sockpath_bind(fd, sock, 0, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(sockpath_listen(fd, sock, 0, 4, err, sizeof err) == 0, "%s", err);
 	sockpath_unlink(sock);
 	ck_assert(access(sock, F_OK) < 0 && errno == ENOENT);
+	close(fd);
+}
+END_TEST
+
+/* The path appears only once the socket listens: a client that polls for it
+ * (as scripts and tests do) never meets a refusal. The socket is made under
+ * a private name, which is left neither behind nor in the way. */
+START_TEST(test_path_appears_listening)
+{
+	char err[512], making[160];
+	snprintf(making, sizeof making, "%s/.sandboxd-binding", base);
+	int left = bound_socket(making, false); /* a start that died half-way */
+	close(left);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(fd >= 0);
+	ck_assert_msg(sockpath_listen(fd, sock, 0, 4, err, sizeof err) == 0, "%s", err);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, sock);
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(c >= 0);
+	ck_assert_msg(connect(c, (struct sockaddr *)&sa, sizeof sa) == 0,
+		      "connect right after sockpath_listen: %s", strerror(errno));
+	close(c);
+	ck_assert_msg(access(making, F_OK) < 0 && errno == ENOENT, "%s left behind", making);
+	sockpath_unlink(sock);
+	close(fd);
+	/* Something that is not a socket under that name is not ours. */
+	int f = open(making, O_WRONLY | O_CREAT, 0600);
+	ck_assert(f >= 0);
+	close(f);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(sockpath_listen(fd, sock, 0, 4, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, ".sandboxd-binding"), "%s", err);
+	ck_assert(access(making, F_OK) == 0 && access(sock, F_OK) < 0);
 	close(fd);
 }
 END_TEST
@@ -130,6 +164,7 @@ static Suite *sockpath_suite(void)
 	tcase_add_test(t, test_probe);
 	tcase_add_test(t, test_bind_replaces_stale_sets_owner_mode);
 	tcase_add_test(t, test_unlink_removes_own);
+	tcase_add_test(t, test_path_appears_listening);
 	return s;
 }
 
