@@ -210,6 +210,7 @@ void warm_stop(struct warm_server *w)
 	w->zpid = 0;
 	w->ready = false;
 	w->a_pid = 0;
+	w->a_placed = false;
 	close_fd(&w->a_pidfd);
 	close_fd(&w->a_ch);
 	close_fd(&w->zpidfd);
@@ -245,6 +246,17 @@ int warm_prepare(struct warm_server *w, int ms)
 	w->a_pidfd = got[0];
 	w->a_ch = got[1];
 	w->a_pid = pid;
+	w->a_placed = false;
+	return 0;
+}
+
+int warm_place(struct warm_server *w)
+{
+	if (w->a_pid <= 0)
+		return -1;
+	if (!w->a_placed && warm_msg_send(w->a_ch, WARM_PLACED, NULL, 0) < 0)
+		return -1;
+	w->a_placed = true;
 	return 0;
 }
 
@@ -259,7 +271,8 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 	if (w->net.ns >= 0 && !w->net.lent)
 		v[WJ_NET] = w->net.ns;
 	struct pollfd dead = {.fd = w->a_pidfd, .events = POLLIN};
-	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_msg_send(w->a_ch, WARM_JOB, v, n) < 0)
+	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_place(w) < 0 ||
+	    warm_msg_send(w->a_ch, WARM_JOB, v, n) < 0)
 		return -1;
 	/* The message stays queued for that pid 1 alone. */
 	close_fd(&w->a_ch);
@@ -268,6 +281,7 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 	*pid = w->a_pid;
 	w->a_pidfd = -1;
 	w->a_pid = 0;
+	w->a_placed = false;
 	w->jobs++;
 	return 0;
 }

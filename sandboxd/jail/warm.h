@@ -25,6 +25,7 @@ struct warm_server {
 	 * which the daemon has not yet put into a job cgroup. */
 	int a_pidfd, a_ch;
 	pid_t a_pid;
+	bool a_placed; /* told so: it forked the job ahead (warm_place) */
 	unsigned jobs; /* forked from it so far */
 	/* The network namespace its jobs join, one at a time (warm_net.h);
 	 * the caller makes it and checks it after each job. */
@@ -49,11 +50,16 @@ void warm_stop(struct warm_server *w);
  * 0 (w->a_pid, w->a_pidfd, w->a_ch set), or -1 (none yet, or the server failed:
  * warm_dead says which). */
 int warm_prepare(struct warm_server *w, int ms);
+/* Tells the prepared pid 1 it is in the next job's cgroup (or that there
+ * are none): it forks the job ahead, which waits for its descriptors, so
+ * the fork is not on the job's path. -1: no pid 1, or it is gone. */
+int warm_place(struct warm_server *w);
 /* Hands the prepared pid 1 a job's descriptors (WJ_* of warm_msg.h, n of
- * them; WJ_NET becomes the pooled network namespace when there is one); it
- * forks the job at once, so it must be in the job's cgroup with its limits
- * written. The pidfd and pid go to the caller. -1: the server failed; stop
- * it. */
+ * them; WJ_NET becomes the pooled network namespace when there is one),
+ * placing it first if that was not done; they go on to the job, which
+ * applies its layers at once: the pid 1 must be in the job's cgroup with
+ * its limits written. The pidfd and pid go to the caller. -1: the server
+ * failed; stop it. */
 int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *pid);
 /* The server's resident memory in KiB, or -1. */
 long warm_rss_kb(const struct warm_server *w);

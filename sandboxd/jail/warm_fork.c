@@ -6,14 +6,18 @@
  * The server (Python, pid 1 of its PID namespace, uid 0 and capabilities
  * only inside its user namespace) loops on warmfork_spawn: the next job's
  * PID namespace, whose pid 1 is made before the job exists and put into the
- * job's cgroup by the daemon while the slot is idle; when the job's
- * descriptors come, that pid 1 forks the job as pid 2 and becomes its
- * reaper. The job applies the layers (job_layers) and returns into
- * Python to run. The server never runs job code, never reads a job's
- * description and is never a job's parent. */
+ * job's cgroup by the daemon while the slot is idle; then that pid 1 forks
+ * the job as pid 2, ahead of it, and once the job's descriptors come hands
+ * them on and becomes the job's reaper. The job, back in Python, rehearses
+ * a run (sbx_runner/warm.py: the pages any run writes are copied before
+ * the job comes), then calls warmfork_job, which waits for the descriptors
+ * and applies the layers (job_layers), and returns into Python to run.
+ * The server never runs job code, never reads a job's description and is
+ * never a job's parent. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -46,6 +50,7 @@ enum { CTL_FD = 3, INIT_FD = 5 };
 static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
 static int g_nfds;
+static int g_bc = -1; /* in the job, before its descriptors: from its pid 1 */
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
 /* Once, before the first job: the server's own PID namespace (to return
@@ -81,6 +86,22 @@ static int all_cpus(void)
  * status as a cold job's init does. The job returns from the server's
  * warmfork_spawn by longjmp: its memory is a copy of the server's, whose
  * frame there is intact. */
+/* A's next message from the daemon: 0 when one is there; the channel
+ * closed (the daemon dropped this pid 1, or is gone), A ends, and with it
+ * its PID namespace and a job forked ahead. */
+static int a_await(int ch)
+{
+	char b;
+	ssize_t r;
+	while ((r = recv(ch, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
+		;
+	if (r == 0) {
+		g_a_state = 2;
+		_exit(0);
+	}
+	return r < 0 ? -1 : 0;
+}
+
 static int a_main(void *arg)
 {
 	(void)arg;
@@ -88,23 +109,20 @@ static int a_main(void *arg)
 	 * the daemon sent to an earlier pid 1 that was killed before reading
 	 * it (a cancelled job) must not reach this one, which the daemon has
 	 * not yet put into a job cgroup. */
-	int ch[2] = {-1, -1};
+	int ch[2] = {-1, -1}, bc[2] = {-1, -1};
 	int pf = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (pf < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+	if (pf < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, bc) < 0)
 		goto fail;
 	int sent[2] = {pf, ch[1]};
 	if (warm_msg_send(CTL_FD, WARM_SPAWNED, sent, 2) < 0)
 		goto fail;
 	close(pf);
 	close(ch[1]);
-	char b;
-	if (recv(ch[0], &b, 1, MSG_PEEK) == 0) {
-		g_a_state = 2; /* the daemon dropped it, or is gone */
-		_exit(0);
-	}
-	g_nfds = warm_msg_recv(ch[0], WARM_JOB, g_fds, WJ_COUNT);
-	close(ch[0]);
-	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
+	/* In the job's cgroup now: the job is forked at once, before its
+	 * descriptors come, so the fork and what the interpreter does after
+	 * it are not on the job's path. It waits on bc for them. */
+	if (a_await(ch[0]) < 0 || warm_msg_recv(ch[0], WARM_PLACED, NULL, 0) != 0)
 		goto fail;
 	/* Every CPU back before the fork, as a cold job's init and payload
 	 * have them: the job starts wherever the scheduler finds room, not on
@@ -112,10 +130,29 @@ static int a_main(void *arg)
 	if (all_cpus() < 0)
 		goto fail;
 	pid_t job = fork();
-	if (job == 0)
+	if (job == 0) {
+		/* Only A reads the job's channel: with A gone, a job sent
+		 * there dies with it. */
+		close(ch[0]);
+		close(bc[0]);
+		g_bc = bc[1];
 		longjmp(g_jb, 1);
+	}
 	if (job < 0)
 		goto fail;
+	close(bc[1]);
+	if (a_await(ch[0]) < 0)
+		goto fail;
+	g_nfds = warm_msg_recv(ch[0], WARM_JOB, g_fds, WJ_COUNT);
+	close(ch[0]);
+	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
+		goto fail;
+	/* A job that died before this ran nothing of the job's: this pid 1
+	 * fails, and the daemon runs the job cold (never a status of a job
+	 * that did not run). */
+	if (warm_msg_send(bc[0], WARM_JOB, g_fds, g_nfds) < 0)
+		goto fail;
+	close(bc[0]);
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
 	/* The reaper keeps only the status pipe, as fd 3, and runs from the
@@ -172,6 +209,31 @@ static int spawn(void)
 
 static void job_layers(void);
 
+/* A step the job took before its descriptors came, which failed: reported
+ * once they are there (job_layers), as any failed layer is. */
+static const char *g_early_step;
+static int g_early_errno;
+
+/* In the job, forked ahead: the layers that need nothing of the job's
+ * (the bounding set limits only what an exec could gain; it keeps the
+ * capabilities the mounts need), then its descriptors, from its pid 1 once
+ * the job comes. Its pid 1 gone (the job was cancelled, or the server
+ * stopped), it ends: it has run nothing of any job's, and its pid 1, which
+ * can no longer hand it the job, fails (a_main). */
+static void job_wait(void)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 1)
+		_exit(0);
+	if (caps_drop_bounding() < 0) {
+		g_early_errno = errno;
+		g_early_step = "capability bounding set";
+	}
+	g_nfds = warm_msg_recv(g_bc, WARM_JOB, g_fds, WJ_COUNT);
+	close(g_bc);
+	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
+		_exit(0);
+}
+
 /* CPython's own fork hooks (stable ABI), which os.fork calls around its
  * fork: the interpreter that loaded this library (with ctypes.PyDLL, so
  * the GIL is held here as in os.fork) exports them. Calling them here
@@ -181,19 +243,36 @@ void PyOS_BeforeFork(void);
 void PyOS_AfterFork_Parent(void);
 void PyOS_AfterFork_Child(void);
 
-/* One job: returns 1 in the job, its layers applied (a failed layer ends
- * it), and 0, -1 or -2 in the server as spawn does. */
+/* The next job, forked ahead of it: returns 1 in that job before its
+ * descriptors came (the caller rehearses, then calls warmfork_job), and 0,
+ * -1 or -2 in the server as spawn does. */
 EXPORT int warmfork_spawn(void)
 {
 	PyOS_BeforeFork();
 	int rc = spawn();
 	if (rc == 1) {
 		PyOS_AfterFork_Child();
-		job_layers();
 		return 1;
 	}
 	PyOS_AfterFork_Parent();
 	return rc;
+}
+
+/* In the job, before its descriptors came: 1 once they are there (it
+ * stops rehearsing: a job that comes at once is not kept waiting). */
+EXPORT int warmfork_waiting(void)
+{
+	struct pollfd p = {.fd = g_bc, .events = POLLIN};
+	return poll(&p, 1, 0) != 0;
+}
+
+/* In the job: waits for its descriptors, then applies its layers; returns
+ * 0 with them applied (a failed layer, or a job that never comes, ends it). */
+EXPORT int warmfork_job(void)
+{
+	job_wait();
+	job_layers();
+	return 0;
 }
 
 #define STEP(call, name)                                                                           \
@@ -259,8 +338,11 @@ static void job_layers(void)
 {
 	int st = g_fds[WJ_STATUS];
 	/* In its cgroup already: its parent, the reaper, was put there before
-	 * it forked the job. */
-	STEP(prctl(PR_SET_PDEATHSIG, SIGKILL), "pdeathsig");
+	 * it forked the job; and it dies with it (job_wait). */
+	if (g_early_step) {
+		errno = g_early_errno;
+		STEP(-1, g_early_step);
+	}
 	struct jail_msg m;
 	memset(&m, 0, sizeof m);
 	m.kind = JAIL_MSG_FORKED;
@@ -287,7 +369,6 @@ static void job_layers(void)
 	place_fds(s->runner, &st, &notify);
 	STEP(setsid(), "setsid");
 	STEP(rlimits_apply(&s->rl), "rlimits");
-	STEP(caps_drop_bounding(), "capability bounding set");
 	STEP(uid_apply(s->uid, s->gid), "uid/gid");
 	STEP(caps_drop_all(), "capabilities");
 	/* Changing ids made the process non-dumpable; a cold payload's execve

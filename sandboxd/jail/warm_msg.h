@@ -8,7 +8,12 @@
 /* The next job's pid 1 -> daemon, on the server's channel: its pidfd, and
  * one end of a socket of its own, on which alone its job is sent. */
 #define WARM_SPAWNED "S"
-/* daemon -> that pid 1, on its own socket: a job's descriptors (WJ_*) */
+/* daemon -> that pid 1, on its own socket: it is in the job's cgroup now
+ * (or there are none), so it forks the job, which waits for its
+ * descriptors */
+#define WARM_PLACED "P"
+/* daemon -> that pid 1, after WARM_PLACED: a job's descriptors (WJ_*), which
+ * it hands on to the job */
 #define WARM_JOB "J"
 #define WARM_DONE "D" /* (tests) */
 
@@ -39,5 +44,7 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max);
  * (sbx_runner/warm.py) through ctypes (warm_fork.c). */
 int warmfork_ready(void);
 int warmfork_spawn(void);
+int warmfork_waiting(void);
+int warmfork_job(void);
 
 #endif

@@ -229,29 +229,36 @@ void run_warm_start(const struct config *cfg, int slot)
 }
 
 /* The server's next job's pid 1, into a fresh cgroup of its own, waiting at
- * most ms for the server to send it. Moving a process into a cgroup waits
- * for an RCU grace period (several ms): done here, while the slot is idle,
- * it is not on any job's path. */
+ * most ms for the server to send it; then told to fork the job ahead.
+ * Moving a process into a cgroup may wait for an RCU grace period, and a
+ * fork copies the server's page tables: done here, while the slot is idle,
+ * neither is on any job's path. */
 static void prepare_next(const struct config *cfg, int slot, int kind, struct slot_server *ss,
 			 int ms)
 {
-	if (!ss->w.ready || warm_prepare(&ss->w, ms) < 0 || cfg->cg.version == CG_NONE ||
-	    ss->have_acg)
+	if (!ss->w.ready || ss->w.a_placed || warm_prepare(&ss->w, ms) < 0)
 		return;
 	char name[64], err[256];
-	if (run_cgpool_name(cfg, slot, name, sizeof name) < 0 ||
-	    cg_job_make(&cfg->cg, name, &ss->acg, err, sizeof err) < 0) {
-		log_msg("fork server %d/%d: the next job's cgroup: %s", slot, kind, err);
-		return;
+	if (cfg->cg.version != CG_NONE && !ss->have_acg) {
+		if (run_cgpool_name(cfg, slot, name, sizeof name) < 0 ||
+		    cg_job_make(&cfg->cg, name, &ss->acg, err, sizeof err) < 0) {
+			log_msg("fork server %d/%d: the next job's cgroup: %s", slot, kind, err);
+			return;
+		}
+		if (cg_job_attach(&ss->acg, ss->w.a_pid) < 0) {
+			log_msg(
+			    "fork server %d/%d: the next job's pid 1 did not join its cgroup: %s",
+			    slot, kind, errfmt_desc(errno));
+			cg_job_destroy(&ss->acg);
+			server_stop(ss);
+			return;
+		}
+		ss->have_acg = true;
 	}
-	if (cg_job_attach(&ss->acg, ss->w.a_pid) < 0) {
-		log_msg("fork server %d/%d: the next job's pid 1 did not join its cgroup: %s", slot,
-			kind, errfmt_desc(errno));
-		cg_job_destroy(&ss->acg);
+	if (warm_place(&ss->w) < 0) {
+		log_msg("fork server %d/%d: the next job's pid 1 is gone", slot, kind);
 		server_stop(ss);
-		return;
 	}
-	ss->have_acg = true;
 }
 
 /* The server's pooled network namespace, made while the slot is idle
@@ -272,7 +279,8 @@ static void make_net(int slot, int kind, struct slot_server *ss)
 /* A server is ready but its next job's pid 1 is not yet in its cgroup. */
 static bool unprepared(const struct config *cfg, const struct slot_server *ss)
 {
-	return ss->w.ready && (ss->w.a_pid <= 0 || (cfg->cg.version != CG_NONE && !ss->have_acg));
+	return ss->w.ready && (ss->w.a_pid <= 0 || !ss->w.a_placed ||
+			       (cfg->cg.version != CG_NONE && !ss->have_acg));
 }
 
 bool run_warm_pending(const struct config *cfg, int slot)

@@ -545,6 +545,61 @@ START_TEST(test_cancelled_before_pid1_reads)
 }
 END_TEST
 
+/* Of the prepared pid 1s, the jobs forked ahead (warm_fork.c): the ones
+ * whose parent is another of them. */
+static int forked_ahead(const pid_t *pids, int n, pid_t *out, int max)
+{
+	int k = 0;
+	for (int i = 0; i < n && k < max; i++) {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/status", (int)pids[i]);
+		FILE *f = fopen(p, "re");
+		char line[256];
+		long ppid = -1;
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "PPid: %ld", &ppid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		for (int j = 0; j < n; j++)
+			if (j != i && pids[j] == (pid_t)ppid)
+				out[k++] = pids[i];
+	}
+	return k;
+}
+
+/* The next job is forked ahead of it and waits for its descriptors. One
+ * that died before its job came ran nothing of it: the job must still run
+ * (cold, if need be) and get its own verdict, never the dead process's
+ * status as its own (its pid 1 used to hand the job on regardless, and
+ * the reaper reported the SIGKILL as the job's). */
+START_TEST(test_job_forked_ahead_dies)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "%s", d.err);
+	/* Every server's next pid 1 with its job forked ahead (a pid 1 is
+	 * placed, and forks, a little after its server is ready). */
+	pid_t a[16], ahead[16];
+	int n = 0, nb = 0;
+	for (int i = 0; i < 200 && (nb < 2 || nb != n - nb); i++, td_sleep_ms(50)) {
+		n = prepared_pid1s(&d, a, 16);
+		nb = forked_ahead(a, n, ahead, 16);
+	}
+	if (nb == 0)
+		SKIP_TEST("no job forked ahead in a job cgroup (cgroups off?)");
+	ck_assert_msg(nb == n - nb, "%d pid 1s in job cgroups, %d jobs forked ahead", n - nb, nb);
+	for (int i = 0; i < nb; i++)
+		kill(ahead[i], SIGKILL);
+	td_sleep_ms(200);
+	struct sbx_conn *c = conn_open(&d);
+	serves_after(c); /* the first: its job forked ahead is dead */
+	serves_after(c);
+	sbx_close(c);
+	stop_ok(&d);
+}
+END_TEST
+
 static Suite *daemon_faults_suite(void)
 {
 	Suite *s = suite_create("daemon_faults");
@@ -554,6 +609,7 @@ static Suite *daemon_faults_suite(void)
 	tcase_add_test(t, test_disconnect_storm);
 	tcase_add_test(t, test_nonreading_client);
 	tcase_add_test(t, test_cancelled_before_pid1_reads);
+	tcase_add_test(t, test_job_forked_ahead_dies);
 	return s;
 }
 

@@ -6,9 +6,9 @@ the argv and environment a cold job's interpreter gets (`python3 -B
 plain runs, where its main.py is a bootstrap that calls serve() and then
 run_main()).  It knows it is a server because fd 3 is a socket (a cold
 runner's fd 3 is its result pipe).  It imports the runner and the profile's
-`preload` modules once, then forks one child per job.  serve() returns only
-in such a child, after libsbxwarm.so (sandboxd/jail/warm_fork.c) has applied
-the job's layers: its own namespaces, mounts, uid, no capabilities,
+`preload` modules once, then forks one child per job, ahead of the job.
+serve() returns only in such a child, once it has rehearsed a run and
+libsbxwarm.so (sandboxd/jail/warm_fork.c) has applied the job's layers: its own namespaces, mounts, uid, no capabilities,
 rlimits, seccomp last.  The server itself never runs job code, never reads
 a job's description, and holds no descriptor in a Python object, so a child
 cannot inherit one that a collected object would later close.
@@ -89,6 +89,66 @@ def _fresh():
             pass
 
 
+# What a job forked ahead runs before its job comes (_rehearse): the common
+# shapes of a program, so the pages that compiling and running one writes
+# (the compiler's and the allocator's, the objects every run touches) are
+# copied from the server then, not on the job's path.
+_REHEARSAL = """\
+def f(n, *a, **k):
+    s = [str(i) + "x" for i in range(n)]
+    d = {i: s[i] for i in range(n)}
+    try:
+        raise ValueError(f"{n!r} {a} {k}")
+    except ValueError as e:
+        m = str(e)
+    return sorted(d.values()), len(m), {1, 2} | {3}, (1.5 * n) // 1
+
+
+class C:
+    def __init__(self, v):
+        self.v = v
+
+    def __repr__(self):
+        return "C(%r)" % (self.v,)
+
+
+print(f(20, 1, k=2), [C(i) for i in range(5)], file=out)
+"""
+
+
+def _rehearse(waiting):
+    """Compiles and runs _REHEARSAL in a module of its own, as a job's run
+    would, and frees what it made; it stops early once waiting() says the
+    job came (when jobs come back to back, they are not kept waiting for
+    it).  Nothing of it reaches the job: it imports nothing (io and types
+    are every interpreter's), writes to no descriptor, and leaves no object
+    behind; it is never the job's code."""
+    import gc
+    import io
+    import types
+    mod = None
+    try:
+        if waiting():
+            return
+        code = compile(_REHEARSAL, "main.py", "exec", dont_inherit=True)
+        if waiting():
+            return
+        mod = types.ModuleType("__main__")
+        mod.out = io.StringIO()
+        exec(code, mod.__dict__)
+        if waiting():
+            return
+        with open(os.devnull, "rb") as f:
+            f.read()
+    except BaseException:
+        pass
+    finally:
+        if mod is not None:
+            mod.__dict__.clear()
+            del mod
+            gc.collect()
+
+
 def _die(why):
     """Ends the server; its stderr is the daemon's log."""
     try:
@@ -112,6 +172,7 @@ def serve():
     # generations: fewer pages written after each fork.
     gc.collect()
     gc.freeze()
+    spawn, waiting, job = lib.warmfork_spawn, lib.warmfork_waiting, lib.warmfork_job
     if lib.warmfork_ready() < 0:
         _die("cannot report ready")
     while True:
@@ -119,10 +180,16 @@ def serve():
         # the daemon starts another (or falls back to cold jobs).
         if _threads() != 1:
             _die("%d threads: cannot fork safely" % _threads())
-        # The next job's pid 1 forks the job once it comes (this call
-        # returns then); in the job it returns 1 with its layers applied.
-        rc = lib.warmfork_spawn()
+        # The next job's pid 1 forks the job once the daemon has put it
+        # into the job's cgroup (this call returns in the server once the
+        # job came and the pid 1 became its reaper); in the job it returns
+        # 1 at once.
+        rc = spawn()
         if rc == 1:
+            # The next job, forked ahead of it: it rehearses, then waits
+            # for its descriptors and takes its layers (warmfork_job).
+            _rehearse(waiting)
+            job()
             _fresh()
             return
         if rc == -2:
