@@ -153,10 +153,11 @@ static void *worker_main(void *arg)
 		worker_set_job(w, NULL);
 		runq_done(g_q, j);
 		job_free(j);
-		/* After the answer: cgroups out of its way, and the fork servers'
-		 * next jobs' pid 1s into theirs. */
-		run_idle(g_cfg, w->slot);
+		/* After the answer: the fork servers' next jobs' pid 1s into their
+		 * cgroups first (each then forks its job ahead, beside what
+		 * follows), then the last job's cgroup out of the way. */
 		run_warm_poll(g_cfg, w->slot);
+		run_idle(g_cfg, w->slot);
 	}
 	run_warm_stop(w->slot);
 	run_cgpool_drop(w->slot);
