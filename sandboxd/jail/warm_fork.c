@@ -77,15 +77,6 @@ static int all_cpus(void)
 	return sched_setaffinity(0, sizeof set, &set);
 }
 
-/* A: pid 1 of the next job's PID namespace, made before the job exists: a
- * vfork-style child sharing the server's memory. It sends the daemon its
- * pidfd (the daemon puts it into the next job's cgroup while the slot is
- * idle), waits for the job's descriptors, forks the job (pid 2; its page
- * tables and everything after are the job's cgroup's), and execs the
- * reaper (sandboxd-init), which then is the job's parent and reports its
- * status as a cold job's init does. The job returns from the server's
- * warmfork_spawn by longjmp: its memory is a copy of the server's, whose
- * frame there is intact. */
 /* A's next message from the daemon: 0 when one is there; the channel
  * closed (the daemon dropped this pid 1, or is gone), A ends, and with it
  * its PID namespace and a job forked ahead. */
@@ -102,6 +93,15 @@ static int a_await(int ch)
 	return r < 0 ? -1 : 0;
 }
 
+/* A: pid 1 of the next job's PID namespace, made before the job exists: a
+ * vfork-style child sharing the server's memory. It sends the daemon its
+ * pidfd (the daemon puts it into the next job's cgroup while the slot is
+ * idle, then says so), forks the job ahead of it (pid 2; its page tables
+ * and everything after are the job's cgroup's), waits for the job's
+ * descriptors and hands them on, and execs the reaper (sandboxd-init),
+ * which then is the job's parent and reports its status as a cold job's
+ * init does. The job returns from the server's warmfork_spawn by longjmp:
+ * its memory is a copy of the server's, whose frame there is intact. */
 static int a_main(void *arg)
 {
 	(void)arg;

@@ -8,8 +8,8 @@ run_main()).  It knows it is a server because fd 3 is a socket (a cold
 runner's fd 3 is its result pipe).  It imports the runner and the profile's
 `preload` modules once, then forks one child per job, ahead of the job.
 serve() returns only in such a child, once it has rehearsed a run and
-libsbxwarm.so (sandboxd/jail/warm_fork.c) has applied the job's layers: its own namespaces, mounts, uid, no capabilities,
-rlimits, seccomp last.  The server itself never runs job code, never reads
+libsbxwarm.so (sandboxd/jail/warm_fork.c) has applied the job's layers:
+its own namespaces, mounts, uid, no capabilities, rlimits, seccomp last.  The server itself never runs job code, never reads
 a job's description, and holds no descriptor in a Python object, so a child
 cannot inherit one that a collected object would later close.
 """
