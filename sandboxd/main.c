@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,20 +261,7 @@ static int prepare_state_dir(struct config *c, char *err, size_t errlen)
  * other sockets in the same cgroup are left alone. */
 static void set_instance(struct config *c)
 {
-	/* The directory is resolved (the socket itself may not exist yet). */
-	char dir[PATH_MAX], abs[PATH_MAX], key[2 * PATH_MAX + 2];
-	snprintf(dir, sizeof dir, "%s", c->socket_path);
-	char *slash = strrchr(dir, '/');
-	const char *base = slash ? slash + 1 : dir;
-	if (slash)
-		*slash = '\0';
-	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", abs))
-		snprintf(abs, sizeof abs, "%s", slash ? dir : ".");
-	snprintf(key, sizeof key, "%s/%s", abs, base);
-	uint32_t h = 2166136261u;
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	snprintf(c->cg.instance, sizeof c->cg.instance, "s%08x", h);
+	sockpath_instance(c->socket_path, c->cg.instance, sizeof c->cg.instance);
 }
 
 /* The cgroup home of a made-home run is recorded in the state dir, so that a

@@ -224,6 +224,23 @@ int sockpath_listen(int fd, const char *path, gid_t gid, int backlog, char *err,
 	return rc < 0 ? -1 : 0;
 }
 
+void sockpath_instance(const char *path, char *out, size_t outlen)
+{
+	char dir[PATH_MAX], abs[PATH_MAX], key[2 * PATH_MAX + 2];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	if (slash)
+		*slash = '\0';
+	if (!realpath(slash ? (dir[0] ? dir : "/") : ".", abs))
+		snprintf(abs, sizeof abs, "%s", slash ? dir : ".");
+	snprintf(key, sizeof key, "%s/%s", abs, base);
+	uint32_t h = 2166136261u;
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(out, outlen, "s%08x", h);
+}
+
 void sockpath_unlink(const char *path)
 {
 	struct stat st;

@@ -19,6 +19,11 @@ int sockpath_probe(const char *path, char *err, size_t errlen);
  * that refuses connections. -1 with a message. */
 int sockpath_listen(int fd, const char *path, gid_t gid, int backlog, char *err, size_t errlen);
 
+/* The instance a daemon on path names its job cgroups after: "s" and the
+ * FNV-1a hash of the path with its directory resolved (the socket itself
+ * may not exist yet; an unresolvable directory is taken as written). */
+void sockpath_instance(const char *path, char *out, size_t outlen);
+
 /* At exit: removes the socket, unless it is no longer the one we bound. */
 void sockpath_unlink(const char *path);
 

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "client/lib/sbx.h"
+#include "sandboxd/server/sockpath.h"
 
 #define READY_TIMEOUT_MS 10000
 
@@ -427,24 +427,6 @@ int td_wait_warm(struct test_daemon *d, int timeout_ms)
 	return -1;
 }
 
-int td_instance(const struct test_daemon *d, char *out, size_t outlen)
-{
-	char dir[PATH_MAX], abs[PATH_MAX], key[2 * PATH_MAX + 2];
-	snprintf(dir, sizeof dir, "%s", d->sock);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if (!realpath(dir[0] ? dir : "/", abs))
-		return -1;
-	snprintf(key, sizeof key, "%s/%s", abs, slash + 1);
-	uint32_t h = 2166136261u;
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	snprintf(out, outlen, "s%08x", h);
-	return 0;
-}
-
 /* The cgroups of a daemon that was killed stay behind (a daemon removes
  * its stale ones only when started again on the same socket, which a test's
  * temporary socket never is), and every one slows the kernel's next CPU
@@ -474,13 +456,15 @@ static void sweep_cgroups(const struct test_daemon *d)
 {
 	char *log = td_log(d);
 	/* A daemon whose last start ended in a clean stop removed its own. */
-	const char *last = strstr(log, "sandboxd: serving ");
+	const char *last = log ? strstr(log, "sandboxd: serving ") : NULL;
 	for (const char *p = last; p && (p = strstr(p + 1, "sandboxd: serving "));)
 		last = p;
 	bool clean =
 	    last && strstr(last, "sandboxd: stopped") && !strstr(last, "sandboxd: cleanup:");
-	if (last && !clean && td_instance(d, g_sweep, sizeof g_sweep) == 0)
+	if (last && !clean) {
+		sockpath_instance(d->sock, g_sweep, sizeof g_sweep);
 		nftw("/sys/fs/cgroup", sweep_one, 32, FTW_DEPTH | FTW_PHYS);
+	}
 	free(log);
 }
 

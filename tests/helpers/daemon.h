@@ -88,11 +88,6 @@ bool td_exited(struct test_daemon *d, int *status);
 char *td_log(const struct test_daemon *d);
 bool td_log_contains(const struct test_daemon *d, const char *needle);
 
-/* The instance that names the daemon's cgroups (<instance>-*): "s" and the
- * FNV-1a hash of its resolved socket path, as sandboxd/main.c makes it.
- * 0, or -1 when the socket's directory does not resolve. */
-int td_instance(const struct test_daemon *d, char *out, size_t outlen);
-
 /* Stops the daemon if still running (SIGTERM, then SIGKILL after 3 s),
  * removes the cgroups a killed daemon left and its directory. Idempotent. */
 void td_cleanup(struct test_daemon *d);

@@ -30,6 +30,7 @@
 
 #include "client/lib/sbx.h"
 #include "common/protocol.h"
+#include "sandboxd/server/sockpath.h"
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/skip.h"
 #include "tests/helpers/tcheck.h"
@@ -174,7 +175,7 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	START(d, "--workers", "2");
 	char inst[16];
-	ck_assert_msg(td_instance(&d, inst, sizeof inst) == 0, "instance of %s", d.sock);
+	sockpath_instance(d.sock, inst, sizeof inst);
 	struct sbx_conn *c = conn_open(&d);
 	/* Job cgroups exist only when the daemon enforces with cgroups (not
 	 * under --no-cgroups): the response of a first job says. */
@@ -467,8 +468,8 @@ END_TEST
 static int prepared_pid1s(const struct test_daemon *d, pid_t *out, int max)
 {
 	char inst[32] = "", name[16];
-	if (td_instance(d, name, sizeof name) == 0)
-		snprintf(inst, sizeof inst, "/%s-", name);
+	sockpath_instance(d->sock, name, sizeof name);
+	snprintf(inst, sizeof inst, "/%s-", name);
 	int n = 0;
 	DIR *dir = opendir("/proc");
 	for (struct dirent *e; inst[0] && dir && n < max && (e = readdir(dir));) {
