@@ -93,14 +93,25 @@ static int shed(int listen_fd)
 	spare_fd = -1;
 	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	int e = errno;
-	if (fd >= 0) {
-		(void)!send(fd, refusal, strlen(refusal), MSG_NOSIGNAL | MSG_DONTWAIT);
-		close(fd);
-	}
+	if (fd >= 0)
+		fds_refuse(fd, refusal, strlen(refusal));
 	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return 1;
 	return e == EAGAIN || e == EWOULDBLOCK ? 0 : -1;
+}
+
+void fds_refuse(int fd, const char *line, size_t len)
+{
+	(void)shutdown(fd, SHUT_RD);
+	if (line)
+		(void)!send(fd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	/* Closing with bytes unread would reset the connection: the client
+	 * would then see ECONNRESET at its next read. */
+	char drop[4096];
+	for (int k = 0; k < 16 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; k++)
+		;
+	close(fd);
 }
 
 int fds_accept(int listen_fd)

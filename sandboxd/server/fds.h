@@ -35,6 +35,13 @@ bool fds_room(int fd);
 #define FDS_NONE (-1)
 #define FDS_RETRY (-2)
 int fds_accept(int listen_fd);
+/* Refuses the connection fd with one line and closes it. The read side is
+ * shut first, so the client can never queue more after it has seen the
+ * refusal: a retry it sends on this connection fails at once (EPIPE),
+ * instead of racing the close, which turns a retry that arrived unread
+ * into ECONNRESET and loses the refusal's meaning. What the client sent
+ * before (its first request) is read and dropped, up to a bound. */
+void fds_refuse(int fd, const char *line, size_t len);
 /* Milliseconds until accepting resumes after a pause; 0: not paused. */
 int fds_paused_ms(void);
 

@@ -235,19 +235,12 @@ static bool accept_one(const struct config *cfg)
 		full = allowed;
 		conn_error(&tmp, NULL, full ? E_BUSY : E_FORBIDDEN,
 			   full ? why : "this uid/gid is not served");
-		if (tmp.out)
-			(void)!send(fd, tmp.out, tmp.out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		/* Closing with the client's first request unread would reset the
-		 * connection and lose the answer: read what is already there. */
-		char drop[4096];
-		for (int k = 0; k < 16 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; k++)
-			;
+		fds_refuse(fd, tmp.out, tmp.out_len);
 		/* The refusal went through the connection's accounting: give
 		 * its charge back, or every refused client would shrink the
 		 * budget for good. */
 		budget_charge(&tmp.charged, 0);
 		free(tmp.out);
-		close(fd);
 		if (!full)
 			log_msg("refused a client: uid %u gid %u", (unsigned)cr.uid,
 				(unsigned)cr.gid);

@@ -11,10 +11,13 @@
  *     with retries off it stops on `busy`.
  * Run as root from the repository root (make integration). */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "client/eval/eval.h"
 #include "tests/helpers/daemon.h"
@@ -164,6 +167,41 @@ START_TEST(test_cli_run_waits_out_a_full_queue)
 }
 END_TEST
 
+/* A refused connection, seen from a raw client: its first request sent,
+ * the refusal read, a retry sent on the same connection must fail (EPIPE)
+ * and the connection then end cleanly. Before the daemon shut the read
+ * side ahead of its answer, a retry sent between the answer and the close
+ * was taken, then the close reset the connection: the client saw
+ * ECONNRESET instead of the refusal (sbx run failed with "closed the
+ * connection" under TSan, where the daemon is slow enough to hit it). */
+static void refused_takes_nothing(const struct test_daemon *d)
+{
+	static const char req[] = "{\"id\":\"r\",\"code\":\"print(1)\"}\n";
+	int fd = td_raw_connect(d->sock);
+	ck_assert_int_ge(fd, 0);
+	/* The daemon may have refused before this arrives: then it fails. */
+	ssize_t w = send(fd, req, sizeof req - 1, MSG_NOSIGNAL);
+	ck_assert_msg(w == (ssize_t)(sizeof req - 1) || (w < 0 && errno == EPIPE), "send: %s",
+		      strerror(errno));
+	char buf[1024];
+	size_t n = 0;
+	while (n < sizeof buf - 1 && !memchr(buf, '\n', n)) {
+		ssize_t r = recv(fd, buf + n, sizeof buf - 1 - n, 0);
+		ck_assert_msg(r > 0, "no refusal line: %s", r < 0 ? strerror(errno) : "EOF");
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	ck_assert_msg(strstr(buf, "\"busy\"") && strstr(buf, "\"id\":null"), "refusal: %s", buf);
+	/* At once, as a retrying client would. */
+	w = send(fd, req, sizeof req - 1, MSG_NOSIGNAL);
+	int we = errno;
+	ck_assert_msg(w < 0 && we == EPIPE, "a retry on the refused connection: %zd (%s)", w,
+		      w < 0 ? strerror(we) : "taken");
+	ssize_t r = recv(fd, buf, sizeof buf, 0);
+	ck_assert_msg(r == 0, "after the refusal: %zd (%s)", r, r < 0 ? strerror(errno) : "data");
+	close(fd);
+}
+
 /* A daemon at --max-connections refuses the connection itself (`busy`
  * without an id, then closed): `sbx run` connects again, within the same
  * bound, until there is room. */
@@ -173,6 +211,7 @@ START_TEST(test_cli_run_reconnects_when_refused)
 	START(d, "--workers", "1", "--max-connections", "1");
 	struct sbx_conn *hold = conn_open(&d);
 	json_decref(ping(hold, "hold")); /* the daemon's one connection is taken */
+	refused_takes_nothing(&d);
 	char code[] = "/tmp/sbx-retry-code-XXXXXX";
 	int fd = mkstemp(code);
 	ck_assert(fd >= 0 && write(fd, "print('through')\n", 17) == 17);
