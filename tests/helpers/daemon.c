@@ -141,6 +141,12 @@ static int launch(struct test_daemon *d)
 		argv[a++] = "--uid-base";
 		argv[a++] = uidbuf;
 	}
+	/* A suite that asked for profiles without preloads (tmain_opts). */
+	const char *pol = getenv("SBX_TEST_POLICIES");
+	if (pol && *pol && !find_arg((const char *const *)d->extra, "--policies")) {
+		argv[a++] = "--policies";
+		argv[a++] = pol;
+	}
 	for (int i = 0; d->extra[i]; i++)
 		argv[a++] = d->extra[i];
 	argv[a] = NULL;

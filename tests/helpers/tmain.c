@@ -2,6 +2,7 @@
 #include "tests/helpers/tmain.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,21 @@
 #include "tests/helpers/daemon.h"
 
 extern char *program_invocation_short_name;
+
+/* SBX_TEST_POLICIES for td_start: the absolute path of the profiles
+ * without preloads, which must have been built. */
+static int set_test_policies(const char *me)
+{
+	const char *b = getenv("SBX_BUILD");
+	char dir[4096], abs[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/test-policies", b && *b ? b : "build");
+	if (!realpath(dir, abs)) {
+		fprintf(stderr, "%s: %s: %s (make builds it)\n", me, dir, strerror(errno));
+		return -1;
+	}
+	setenv("SBX_TEST_POLICIES", abs, 1);
+	return 0;
+}
 
 int tmain(Suite *(*make_suite)(void), const struct tmain_opts *opts)
 {
@@ -25,6 +41,8 @@ int tmain(Suite *(*make_suite)(void), const struct tmain_opts *opts)
 		fprintf(stderr, "%s: %s: %s\n", me, td_binary(), strerror(errno));
 		return 1;
 	}
+	if (o->no_preload && set_test_policies(me) < 0)
+		return 1;
 	if (o->max_msg > 0)
 		check_set_max_msg_size(o->max_msg);
 	if (o->ignore_sigpipe)

@@ -32,7 +32,14 @@ struct tmain_opts {
 	bool daemon;
 	const char *tmpdir;
 	bool ignore_sigpipe; /* SIGPIPE ignored in the runner (and its test forks) */
-	size_t max_msg;	     /* > 0: check_set_max_msg_size (failure messages) */
+	/* Its daemons load $SBX_BUILD/test-policies (make builds it): the
+	 * shipped profiles with an empty preload list. For suites whose subject
+	 * is not what the fork servers import: a daemon then starts in
+	 * milliseconds instead of importing numpy and pandas in each fork
+	 * server (seconds of CPU, on every start). td_start passes it as
+	 * --policies unless the test gives its own. */
+	bool no_preload;
+	size_t max_msg; /* > 0: check_set_max_msg_size (failure messages) */
 	int (*setup)(void);
 	void (*teardown)(void);
 };

@@ -321,6 +321,7 @@ static Suite *client_retry_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-retry"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-retry"};
 	return tmain(client_retry_suite, &opts);
 }

@@ -386,6 +386,7 @@ int main(void)
 {
 	static const struct tmain_opts opts = {.root = true,
 					       .daemon = true,
+					       .no_preload = true,
 					       .tmpdir = "sbx-faults",
 					       .ignore_sigpipe = true,
 					       .teardown = user_delete};

@@ -128,6 +128,7 @@ static Suite *fdlimit_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-fdlim"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-fdlim"};
 	return tmain(fdlimit_suite, &opts);
 }

@@ -792,7 +792,10 @@ static Suite *daemon_feedback_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {
-	    .root = true, .daemon = true, .tmpdir = "sbx-feedback", .max_msg = 64 * 1024};
+	static const struct tmain_opts opts = {.root = true,
+					       .daemon = true,
+					       .no_preload = true,
+					       .tmpdir = "sbx-feedback",
+					       .max_msg = 64 * 1024};
 	return tmain(daemon_feedback_suite, &opts);
 }

@@ -262,6 +262,7 @@ static Suite *fetch_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-integ"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-integ"};
 	return tmain(fetch_suite, &opts);
 }

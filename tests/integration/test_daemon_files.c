@@ -457,6 +457,7 @@ int main(void)
 {
 	static const struct tmain_opts opts = {.root = true,
 					       .daemon = true,
+					       .no_preload = true,
 					       .tmpdir = "sbx-integ",
 					       .setup = tprofile_load,
 					       .teardown = tprofile_free};

@@ -291,7 +291,10 @@ static Suite *daemon_isolation_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {
-	    .root = true, .daemon = true, .tmpdir = "sbx-isolation", .max_msg = 64 * 1024};
+	static const struct tmain_opts opts = {.root = true,
+					       .daemon = true,
+					       .no_preload = true,
+					       .tmpdir = "sbx-isolation",
+					       .max_msg = 64 * 1024};
 	return tmain(daemon_isolation_suite, &opts);
 }

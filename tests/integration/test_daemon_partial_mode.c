@@ -101,6 +101,7 @@ static Suite *partial_mode_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-integ"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-integ"};
 	return tmain(partial_mode_suite, &opts);
 }

@@ -368,7 +368,10 @@ static Suite *daemon_peers_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {
-	    .root = true, .daemon = true, .tmpdir = "sbx-peers", .ignore_sigpipe = true};
+	static const struct tmain_opts opts = {.root = true,
+					       .daemon = true,
+					       .no_preload = true,
+					       .tmpdir = "sbx-peers",
+					       .ignore_sigpipe = true};
 	return tmain(daemon_peers_suite, &opts);
 }

@@ -74,6 +74,7 @@ static Suite *daemon_sockmem_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-integ"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-integ"};
 	return tmain(daemon_sockmem_suite, &opts);
 }

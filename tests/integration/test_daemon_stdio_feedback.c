@@ -273,7 +273,10 @@ static Suite *stdio_feedback_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {
-	    .root = true, .daemon = true, .tmpdir = "sbx-stdio-fb", .max_msg = 16 * 1024};
+	static const struct tmain_opts opts = {.root = true,
+					       .daemon = true,
+					       .no_preload = true,
+					       .tmpdir = "sbx-stdio-fb",
+					       .max_msg = 16 * 1024};
 	return tmain(stdio_feedback_suite, &opts);
 }

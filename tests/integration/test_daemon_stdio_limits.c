@@ -176,7 +176,10 @@ static Suite *stdio_limits_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {
-	    .root = true, .daemon = true, .tmpdir = "sbx-stdio-limits", .max_msg = 64 * 1024};
+	static const struct tmain_opts opts = {.root = true,
+					       .daemon = true,
+					       .no_preload = true,
+					       .tmpdir = "sbx-stdio-limits",
+					       .max_msg = 64 * 1024};
 	return tmain(stdio_limits_suite, &opts);
 }

@@ -385,6 +385,7 @@ static Suite *eval_feedback_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-eval"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-eval"};
 	return tmain(eval_feedback_suite, &opts);
 }

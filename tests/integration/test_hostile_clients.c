@@ -332,6 +332,7 @@ int main(void)
 {
 	static const struct tmain_opts opts = {.root = true,
 					       .daemon = true,
+					       .no_preload = true,
 					       .tmpdir = "sbx-clients",
 					       .ignore_sigpipe = true,
 					       .max_msg = 20000,

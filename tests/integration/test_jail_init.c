@@ -211,6 +211,7 @@ static Suite *peer_suite(void)
 
 int main(void)
 {
-	static const struct tmain_opts opts = {.root = true, .daemon = true, .tmpdir = "sbx-jinit"};
+	static const struct tmain_opts opts = {
+	    .root = true, .daemon = true, .no_preload = true, .tmpdir = "sbx-jinit"};
 	return tmain(peer_suite, &opts);
 }

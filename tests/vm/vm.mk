@@ -13,7 +13,8 @@
 
 check-vm: deps
 	@start=$$(date +%s%N); \
-	  $(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN) $(STRESS_BIN) || exit 1; \
+	  $(MAKE) --no-print-directory all $(UNIT_BIN) $(INTEG_BIN) $(STRESS_BIN) \
+	    $(TEST_POLICIES) || exit 1; \
 	  VM_BUILD_MS=$$(( ($$(date +%s%N) - start) / 1000000 )) BUILD=$(BUILD) \
 	    tests/vm/check-vm.sh
 
