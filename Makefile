@@ -226,8 +226,10 @@ runner-tests: $(BUILD)/runner.pyz
 	@SBX_RUNNER=$(BUILD)/runner.pyz PYTHON=/usr/bin/python3 tests/run_suite.sh runner \
 	  $(sort $(wildcard tests/runner/test_*.py))
 
-integration: all $(INTEG_BIN) $(TEST_POLICIES)
-	@SBX_BUILD=$(BUILD) SBX_SAN="$(SAN)" tests/run_suite.sh integration $(INTEG_BIN)
+# make check-tsan runs a subset (INTEG_RUN).
+INTEG_RUN ?= $(INTEG_BIN)
+integration: all $(INTEG_RUN) $(TEST_POLICIES)
+	@SBX_BUILD=$(BUILD) SBX_SAN="$(SAN)" tests/run_suite.sh integration $(INTEG_RUN)
 
 # The HTTP front against a real daemon (tests/http/, Python's unittest with
 # Debian's python3-requests): the fast suite runs in make check; the heavy
@@ -420,17 +422,31 @@ check-asan: deps asan
 TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 TSAN_PLAIN := sandboxd/jail/jail.c sandboxd/jail/jail_msg.c
 $(patsubst %.c,build-tsan/obj/%.o,$(TSAN_PLAIN)): CFLAGS += -fno-sanitize=thread
+# TSan looks for races between threads: it runs the suites that drive the
+# daemon's threads from many sides at once (concurrent clients and workers,
+# cancels, restarts, faults, refusals, the warm slots) and the eval client's
+# threads. The suites whose subject is what one job does or prints (the
+# hostile programs, feedback and stdio texts, seeds, files, parity) run
+# under ASan + UBSan (make check-asan) and plain (make check): under TSan
+# they only repeated the same thread paths, at half the CI's TSan time.
+TSAN_SUITES := test_client_retry test_daemon_activation test_daemon_auth test_daemon_bad_input \
+	test_daemon_faults test_daemon_fdlimit test_daemon_init test_daemon_jobs \
+	test_daemon_lifecycle test_daemon_partial_mode test_daemon_peers test_daemon_ping \
+	test_daemon_protocol test_daemon_timing test_daemon_warm test_eval_commands \
+	test_hostile_controls
+TSAN_BIN := $(patsubst %,build-tsan/tests/%,$(TSAN_SUITES))
 tsan:
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" \
-	  all $(patsubst $(BUILD)/%,build-tsan/%,$(INTEG_BIN))
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" all $(TSAN_BIN)
 
 check-tsan: deps tsan
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
-	  $(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" integration
+	  $(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" \
+	  INTEG_RUN="$(TSAN_BIN)" integration
 
 # libFuzzer targets over the parsers that read hostile bytes: requests, the
-# runner's result records, and the policy loaders. FUZZ_SECONDS each; a crash
-# stops the run and leaves its input in build-fuzz/ for a regression test.
+# runner's result records, and the policy loaders. FUZZ_SECONDS each, one
+# target per CPU at a time (tests/fuzz/run_fuzz.sh); a crash fails the run
+# and leaves its input in build-fuzz/ for a regression test.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := request profile records stdio
 # Every daemon component's sources (the linker keeps what a target uses), so
@@ -457,17 +473,8 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(shell find common sandboxd 
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 fuzz: deps fuzz-deps
-	@$(MAKE) --no-print-directory $(patsubst %,build-fuzz/fuzz_%,$(FUZZ_TARGETS))
-	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p build-fuzz/corpus-$$t && cp tests/fuzz/corpus/$$t/* build-fuzz/corpus-$$t/; \
-	  start=$$(date +%s); \
-	  ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-	    -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=build-fuzz/ \
-	    -close_fd_mask=3 build-fuzz/corpus-$$t tests/fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1 \
-	    || { tail -30 build-fuzz/$$t.log; echo "[fuzz] $$t: CRASH (input in build-fuzz/)"; exit 1; }; \
-	  grep -E '^Done|^#[0-9]+.*DONE' build-fuzz/$$t.log | tail -1; \
-	  echo "[fuzz] $$t: $$(( $$(date +%s) - start )) s"; \
-	done
+	@$(MAKE) --no-print-directory -j$$(nproc) $(patsubst %,build-fuzz/fuzz_%,$(FUZZ_TARGETS))
+	@tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Replays the committed corpus (including inputs of past crashes): no fuzzing.
 fuzz-regress: fuzz-deps
