@@ -48,11 +48,16 @@ void td_sleep_ms(int ms)
 		;
 }
 
+const char *td_build_dir(void)
+{
+	const char *b = getenv("SBX_BUILD");
+	return b && *b ? b : "build";
+}
+
 const char *td_binary(void)
 {
 	static char path[4096];
-	const char *b = getenv("SBX_BUILD");
-	snprintf(path, sizeof path, "%s/sandboxd", b && *b ? b : "build");
+	snprintf(path, sizeof path, "%s/sandboxd", td_build_dir());
 	return path;
 }
 

@@ -47,7 +47,9 @@ struct test_daemon {
 	const char *wrap[TD_MAX_WRAP + 1]; /* a command the daemon is started through */
 };
 
-/* Path of the sandboxd binary: $SBX_BUILD/sandboxd, SBX_BUILD defaulting to "build". */
+/* The build directory under test: $SBX_BUILD, defaulting to "build". */
+const char *td_build_dir(void);
+/* Path of the sandboxd binary: td_build_dir()/sandboxd. */
 const char *td_binary(void);
 
 /* CPUs this process may run on (sched_getaffinity: a cpuset-limited

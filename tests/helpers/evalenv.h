@@ -228,8 +228,7 @@ static inline size_t lines_in(const char *path)
 static inline const char *cli_path(void)
 {
 	static char p[512];
-	const char *b = getenv("SBX_BUILD");
-	snprintf(p, sizeof p, "%s/sbx", b && *b ? b : "build");
+	snprintf(p, sizeof p, "%s/sbx", td_build_dir());
 	return p;
 }
 

@@ -17,9 +17,8 @@ extern char *program_invocation_short_name;
  * without preloads, which must have been built. */
 static int set_test_policies(const char *me)
 {
-	const char *b = getenv("SBX_BUILD");
 	char dir[4096], abs[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/test-policies", b && *b ? b : "build");
+	snprintf(dir, sizeof dir, "%s/test-policies", td_build_dir());
 	if (!realpath(dir, abs)) {
 		fprintf(stderr, "%s: %s: %s (make builds it)\n", me, dir, strerror(errno));
 		return -1;

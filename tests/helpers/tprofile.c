@@ -14,8 +14,7 @@ json_t *tprofile_defaults, *tprofile_max;
 static const char *profile_path(void)
 {
 	static char path[PATH_MAX];
-	const char *b = getenv("SBX_BUILD");
-	snprintf(path, sizeof path, "%s/../policies/python.json", b && *b ? b : "build");
+	snprintf(path, sizeof path, "%s/../policies/python.json", td_build_dir());
 	return path;
 }
 

@@ -97,12 +97,11 @@ END_TEST
 /* sbx CLI with args; its exit status, stdout+stderr in out. */
 static int sbx_cli(const char *args, char *out, size_t outlen)
 {
-	const char *b = getenv("SBX_BUILD");
 	char cmd[1024], path[] = "/tmp/sbx-retry-out-XXXXXX";
 	int fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	snprintf(cmd, sizeof cmd, "%s/sbx %s >%s 2>&1", b && *b ? b : "build", args, path);
+	snprintf(cmd, sizeof cmd, "%s/sbx %s >%s 2>&1", td_build_dir(), args, path);
 	int st = system(cmd);
 	size_t n;
 	char *s = sbx_read_file(path, 1 << 20, &n, NULL, 0);
@@ -220,10 +219,8 @@ START_TEST(test_cli_run_reconnects_when_refused)
 	snprintf(args, sizeof args, "--socket %s --busy-retry 0 run %s", d.sock, code);
 	int rc = sbx_cli(args, out, sizeof out);
 	ck_assert_msg(rc == 4 && strstr(out, "\"busy\""), "--busy-retry 0: exit %d: %s", rc, out);
-	const char *b = getenv("SBX_BUILD");
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "%s/sbx --socket %s run %s 2>&1", b && *b ? b : "build", d.sock,
-		 code);
+	snprintf(cmd, sizeof cmd, "%s/sbx --socket %s run %s 2>&1", td_build_dir(), d.sock, code);
 	FILE *p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	td_sleep_ms(700); /* refused a few times meanwhile */

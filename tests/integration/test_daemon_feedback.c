@@ -681,9 +681,8 @@ START_TEST(test_cli_explain)
 {
 	struct test_daemon d;
 	START(d, "--workers", "2");
-	const char *b = getenv("SBX_BUILD");
 	char sbx[4096], dir[] = "/tmp/sbx-cli.XXXXXX", path[8][4200], cmd[16384];
-	snprintf(sbx, sizeof sbx, "%s/sbx", b && *b ? b : "build");
+	snprintf(sbx, sizeof sbx, "%s/sbx", td_build_dir());
 	ck_assert_msg(access(sbx, X_OK) == 0, "%s: %s", sbx, strerror(errno));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path[0], sizeof path[0], "%s/code.py", dir);

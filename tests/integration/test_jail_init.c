@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sandboxd/jail/jail.h"
+#include "tests/helpers/daemon.h"
 #include "tests/helpers/skip.h"
 #include "tests/helpers/tmain.h"
 
@@ -48,8 +49,7 @@ static const char peer_code[] =
 static struct jail_result run_peer(uid_t uid, uid_t peer_uid)
 {
 	char err[512], init[512], root[] = "/tmp/sbx-peer-root.XXXXXX";
-	const char *b = getenv("SBX_BUILD");
-	snprintf(init, sizeof init, "%s/sandboxd-init", b && *b ? b : "build");
+	snprintf(init, sizeof init, "%s/sandboxd-init", td_build_dir());
 	ck_assert_msg(jail_init_open(init, err, sizeof err) == 0, "%s", err);
 	struct scmp_prog prog;
 	ck_assert_msg(scmp_load_file(PROFILE, true, &prog, err, sizeof err) == 0, "%s", err);
@@ -123,8 +123,7 @@ START_TEST(test_peer_violation_seen)
 {
 	uid_t u = test_uid();
 	char err[512], init[512], root[] = "/tmp/sbx-peer-root.XXXXXX";
-	const char *b = getenv("SBX_BUILD");
-	snprintf(init, sizeof init, "%s/sandboxd-init", b && *b ? b : "build");
+	snprintf(init, sizeof init, "%s/sandboxd-init", td_build_dir());
 	ck_assert_msg(jail_init_open(init, err, sizeof err) == 0, "%s", err);
 	struct scmp_prog prog;
 	ck_assert_msg(scmp_load_file(PROFILE, true, &prog, err, sizeof err) == 0, "%s", err);
@@ -163,8 +162,7 @@ END_TEST
 START_TEST(test_init_open_refuses)
 {
 	char err[512], good[512], dir[] = "/tmp/sbx-init-open.XXXXXX", path[600], link[600];
-	const char *b = getenv("SBX_BUILD");
-	snprintf(good, sizeof good, "%s/sandboxd-init", b && *b ? b : "build");
+	snprintf(good, sizeof good, "%s/sandboxd-init", td_build_dir());
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/sandboxd-init", dir);
 	snprintf(link, sizeof link, "%s/link", dir);
