@@ -53,7 +53,6 @@ static void load_spec(struct jail_spec *s, void **map, size_t *len)
 	void *blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, JFD_SPEC, 0);
 	if (blob == MAP_FAILED)
 		fail("mapping the job description");
-	close(JFD_SPEC);
 	if (jail_wire_decode(blob, (size_t)st.st_size, s) < 0)
 		fail("decoding the job description");
 	*map = blob;
@@ -90,6 +89,10 @@ int main(void)
 		close(JFD_SYNC);
 		close(JFD_PARENT);
 	}
+	/* A fork server gets its description too (zygote.c), as the template
+	 * of its jobs' trees; a job's init has no more use for it. */
+	if (!spec.zygote)
+		close(JFD_SPEC);
 	if (caps_init() < 0)
 		fail("capability count");
 	bool runner = spec.runner;

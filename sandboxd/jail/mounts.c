@@ -184,14 +184,15 @@ static int setup_proc(const struct jail_spec *s)
 		if (bind_flags(proc_ro[i], proc_ro[i], 0) < 0)
 			return -1;
 	}
-	/* After the read-only binds: boot_id is masked inside proc/sys. */
-	return procview_apply(&s->procview);
+	/* After the read-only binds: boot_id is masked inside proc/sys. The
+	 * job's own texts come in mounts_finish (procview_fill). */
+	return procview_mask();
 }
 
 /* A job forked from a fork server binds the server's /dev, made by its init
  * as real root: a user namespace may not mknod. Not recursive (the server
  * has nothing mounted under it), so only the job's own /dev/shm is below. */
-static int setup_dev_warm(const struct jail_spec *s)
+static int setup_dev_warm(void)
 {
 	struct sbx_mount_attr a = {.attr_set = SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
 					       SBX_MOUNT_ATTR_NOEXEC};
@@ -202,13 +203,13 @@ static int setup_dev_warm(const struct jail_spec *s)
 	     mount(NULL, "dev", NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
 		   NULL) < 0))
 		return -1;
-	return mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts);
+	return 0;
 }
 
 static int setup_dev(const struct jail_spec *s)
 {
 	if (s->warm)
-		return setup_dev_warm(s);
+		return setup_dev_warm();
 	if (mkdir("dev", 0755) < 0 ||
 	    mount("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") < 0)
 		return -1;
@@ -238,11 +239,8 @@ static int setup_dev(const struct jail_spec *s)
 		    mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NOEXEC, NULL) < 0)
 			return -1;
 	}
-	/* A fork server's jobs mount their own; nothing may be under its
-	 * /dev, or they could not bind it (setup_dev_warm). */
-	if (mkdir("dev/shm", 01777) < 0 ||
-	    (!s->zygote &&
-	     mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0))
+	/* Its tmpfs comes in mounts_finish, with the job's size. */
+	if (mkdir("dev/shm", 01777) < 0)
 		return -1;
 	if (symlink("/proc/self/fd", "dev/fd") < 0 || symlink("/proc/self/fd/0", "dev/stdin") < 0 ||
 	    symlink("/proc/self/fd/1", "dev/stdout") < 0 ||
@@ -252,7 +250,7 @@ static int setup_dev(const struct jail_spec *s)
 		     NULL);
 }
 
-int mounts_apply(const struct jail_spec *s)
+int mounts_prepare(const struct jail_spec *s)
 {
 	/* First, before any mount: nothing made below may propagate to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -272,12 +270,23 @@ int mounts_apply(const struct jail_spec *s)
 			return -1;
 	if (setup_proc(s) < 0 || setup_dev(s) < 0)
 		return -1;
-	/* The runner and its job live in the root, which becomes read-only:
-	 * the candidate can read its tests (it shares their process anyway)
-	 * but cannot rewrite them for a later step. */
+	/* The runner lives in the root, which becomes read-only: the
+	 * candidate can read its tests (it shares their process anyway) but
+	 * cannot rewrite them for a later step. */
 	if (s->runner && (mkdir("sandboxd", 0755) < 0 ||
-			  write_bytes("sandboxd/runner.py", s->runner_src, s->runner_len) < 0 ||
-			  write_bytes("sandboxd/job.json", s->job_json, s->job_len) < 0))
+			  write_bytes("sandboxd/runner.py", s->runner_src, s->runner_len) < 0))
+		return -1;
+	return mkdir("tmp", 01777) < 0 || mkdir("work", 0755) < 0 ? -1 : 0;
+}
+
+int mounts_finish(const struct jail_spec *s, const char *prepared_root_opts)
+{
+	/* A tree prepared for another root size (the runner's job description
+	 * is part of it) takes the job's. */
+	if (prepared_root_opts && strcmp(prepared_root_opts, s->root_opts) != 0 &&
+	    mount(NULL, ".", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, s->root_opts) < 0)
+		return -1;
+	if (s->runner && write_bytes("sandboxd/job.json", s->job_json, s->job_len) < 0)
 		return -1;
 	/* With a candidate process (another uid), the tests are the grader's
 	 * alone: the candidate cannot read them to answer from them. */
@@ -285,9 +294,13 @@ int mounts_apply(const struct jail_spec *s)
 	    (chown("sandboxd/job.json", s->uid, s->gid) < 0 ||
 	     chmod("sandboxd/job.json", 0400) < 0))
 		return -1;
-	if (mkdir("tmp", 01777) < 0 ||
+	if (!s->zygote && procview_fill(&s->procview) < 0)
+		return -1;
+	/* A fork server's jobs mount their own /dev/shm; nothing may be under
+	 * its /dev, or they could not bind it (setup_dev_warm). */
+	if ((!s->zygote &&
+	     mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0) ||
 	    mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0 ||
-	    mkdir("work", 0755) < 0 ||
 	    mount("tmpfs", "work", "tmpfs", MS_NOSUID | MS_NODEV, s->work_opts) < 0)
 		return -1;
 	/* pivot_root(".", ".") stacks the old root under the new one; detaching
@@ -296,6 +309,24 @@ int mounts_apply(const struct jail_spec *s)
 	    umount2(".", MNT_DETACH | UMOUNT_NOFOLLOW) < 0 || chdir("/") < 0)
 		return -1;
 	return mount(NULL, "/", NULL, MS_BIND | MS_REMOUNT | RO, NULL);
+}
+
+bool mounts_same_tree(const struct jail_spec *a, const struct jail_spec *b)
+{
+	if (a->runner != b->runner || a->zygote != b->zygote || a->warm != b->warm ||
+	    strcmp(a->root_dir, b->root_dir) != 0 || strcmp(a->passwd, b->passwd) != 0 ||
+	    strcmp(a->group, b->group) != 0 || a->job->n_ro != b->job->n_ro)
+		return false;
+	for (size_t i = 0; i < a->job->n_ro; i++)
+		if (strcmp(a->job->ro_paths[i], b->job->ro_paths[i]) != 0)
+			return false;
+	return !a->runner || (a->runner_len == b->runner_len &&
+			      memcmp(a->runner_src, b->runner_src, a->runner_len) == 0);
+}
+
+int mounts_apply(const struct jail_spec *s)
+{
+	return mounts_prepare(s) < 0 ? -1 : mounts_finish(s, NULL);
 }
 
 int mounts_write_files(const struct jail_spec *s)

@@ -261,8 +261,8 @@ static int pv_write(const char *path, const char *text)
 }
 
 /* Binds src over tgt; a target this kernel lacks is skipped. The bind
- * takes the source mount's flags: the staging tmpfs is read-only by then
- * (procview_apply), so no second, remounting call per target. */
+ * takes the source mount's flags: the staging tree's read-only bind
+ * (PV_RO), so no second, remounting call per target. */
 static int pv_bind(const char *src, const char *tgt)
 {
 	struct stat st;
@@ -271,32 +271,48 @@ static int pv_bind(const char *src, const char *tgt)
 	return mount(src, tgt, NULL, MS_BIND, NULL);
 }
 
-int procview_apply(const struct procview *pv)
+/* The view's own files, by their names in the staging tmpfs. */
+static const char *const pv_own[][2] = {{"meminfo", "proc/meminfo"},
+					{"stat", "proc/stat"},
+					{"cpuinfo", "proc/cpuinfo"},
+					{"loadavg", "proc/loadavg"}};
+#define PV_OWN (sizeof pv_own / sizeof pv_own[0])
+
+/* The staging tmpfs is mounted twice: PV_DIR, writable, through which
+ * procview_fill writes the job's texts once it has them, and PV_RO, a
+ * read-only bind of it, from which every target is bound. A bind shares
+ * the file's inode, so what procview_fill writes shows at once in the
+ * bound proc files, whose mounts are read-only from the start. */
+#define PV_RO PV_DIR "/ro"
+
+int procview_mask(void)
 {
-	const struct {
-		const char *src, *tgt, *text;
-	} own[] = {{PV_DIR "/meminfo", "proc/meminfo", pv->meminfo},
-		   {PV_DIR "/stat", "proc/stat", pv->stat},
-		   {PV_DIR "/cpuinfo", "proc/cpuinfo", pv->cpuinfo},
-		   {PV_DIR "/loadavg", "proc/loadavg", pv->loadavg}};
+	char src[64];
 	if (mkdir(PV_DIR, 0700) < 0 ||
 	    mount("procview", PV_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "size=256k,nr_inodes=16,mode=0755") < 0)
 		return -1;
 	if (pv_write(PV_DIR "/empty", "") < 0 || mkdir(PV_DIR "/emptydir", 0555) < 0 ||
-	    chmod(PV_DIR "/emptydir", 0555) < 0)
+	    chmod(PV_DIR "/emptydir", 0555) < 0 || mkdir(PV_RO, 0500) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-		if (pv_write(own[i].src, own[i].text) < 0)
+	/* Writable by their owner until procview_fill has written them: a
+	 * root without CAP_DAC_OVERRIDE (a daemon under a unit that drops it)
+	 * could not open a 0444 file for writing. */
+	for (size_t i = 0; i < PV_OWN; i++) {
+		snprintf(src, sizeof src, PV_DIR "/%s", pv_own[i][0]);
+		int fd = open(src, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || close(fd) < 0)
 			return -1;
-	/* Written: every bind from here is ro,nosuid,nodev,noexec as this
-	 * mount is (one remount, instead of one per bind). */
-	if (mount(NULL, PV_DIR, NULL,
+	}
+	if (mount(PV_DIR, PV_RO, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, PV_RO, NULL,
 		  MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-		if (pv_bind(own[i].src, own[i].tgt) < 0)
+	for (size_t i = 0; i < PV_OWN; i++) {
+		snprintf(src, sizeof src, PV_RO "/%s", pv_own[i][0]);
+		if (pv_bind(src, pv_own[i][1]) < 0)
 			return -1;
+	}
 	for (int i = 0; pv_masked[i]; i++) {
 		struct stat st;
 		if (stat(pv_masked[i], &st) < 0) {
@@ -306,13 +322,39 @@ int procview_apply(const struct procview *pv)
 		}
 		/* Seen to exist: bound at once (a second stat per file is a
 		 * syscall more on every job's path). */
-		const char *src = S_ISDIR(st.st_mode) ? PV_DIR "/emptydir" : PV_DIR "/empty";
-		if (mount(src, pv_masked[i], NULL, MS_BIND, NULL) < 0)
+		const char *e = S_ISDIR(st.st_mode) ? PV_RO "/emptydir" : PV_RO "/empty";
+		if (mount(e, pv_masked[i], NULL, MS_BIND, NULL) < 0)
 			return -1;
 	}
-	/* The binds keep the staging tmpfs alive; its own mount and directory
+	return 0;
+}
+
+int procview_fill(const struct procview *pv)
+{
+	const char *text[PV_OWN] = {pv->meminfo, pv->stat, pv->cpuinfo, pv->loadavg};
+	char path[64];
+	for (size_t i = 0; i < PV_OWN; i++) {
+		snprintf(path, sizeof path, PV_DIR "/%s", pv_own[i][0]);
+		int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		/* Readable by the job whatever the daemon's umask, and by
+		 * nobody writable. */
+		if (fdio_write_all(fd, text[i], strlen(text[i])) < 0 || fchmod(fd, 0444) < 0) {
+			close(fd);
+			return -1;
+		}
+		if (close(fd) < 0)
+			return -1;
+	}
+	/* The binds keep the staging tmpfs alive; its own mounts and directory
 	 * go, so the root shows nothing of it. */
-	if (umount2(PV_DIR, MNT_DETACH) < 0)
+	if (umount2(PV_RO, MNT_DETACH) < 0 || umount2(PV_DIR, MNT_DETACH) < 0)
 		return -1;
 	return rmdir(PV_DIR);
+}
+
+int procview_apply(const struct procview *pv)
+{
+	return procview_mask() < 0 ? -1 : procview_fill(pv);
 }

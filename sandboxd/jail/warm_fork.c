@@ -45,7 +45,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { CTL_FD = 3, INIT_FD = 5 };
+enum { CTL_FD = 3, INIT_FD = 5, SPEC_FD = 6 };
 
 static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
@@ -53,10 +53,45 @@ static int g_nfds;
 static int g_bc = -1; /* in the job, before its descriptors: from its pid 1 */
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
-/* Once, before the first job: the server's own PID namespace (to return
- * to after each job's), the capability count, and "ready". */
-EXPORT int warmfork_ready(void)
+/* The tree every job of this server gets, but for what is one job's
+ * (mounts.h): the server's own description, as its jobs' would be. A job
+ * forked ahead builds it before its job comes (job_prepare), and uses it
+ * when its job's description asks for the same tree (mounts_same_tree). */
+static struct jail_spec g_tmpl;
+static bool g_have_tmpl;
+
+/* The daemon wrote the server's description (fd 6, a sealed memfd, as a
+ * job's is); without one, each job builds its whole tree once it comes. */
+static void load_template(int runner)
 {
+	struct stat sb;
+	int seals = fcntl(SPEC_FD, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK) ||
+	    fstat(SPEC_FD, &sb) < 0 || sb.st_size <= 0) {
+		close(SPEC_FD);
+		return;
+	}
+	void *blob = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, SPEC_FD, 0);
+	close(SPEC_FD);
+	if (blob == MAP_FAILED || jail_wire_decode(blob, (size_t)sb.st_size, &g_tmpl) < 0)
+		return;
+	/* The server's jail differs from a job's in these only: its /proc is
+	 * whole and it has no /dev/shm (zygote), its root is the host's dir
+	 * where a job's is the server's /tmp (run_one.c), and a plain server
+	 * carries the runner files a plain job does not. */
+	g_tmpl.zygote = false;
+	g_tmpl.warm = true;
+	g_tmpl.root_dir = "/tmp";
+	g_tmpl.runner = runner != 0;
+	g_have_tmpl = true;
+}
+
+/* Once, before the first job: the server's own PID namespace (to return
+ * to after each job's), the capability count, its jobs' tree, and "ready".
+ * runner: the server serves the runner's jobs (sbx_runner/warm.py). */
+EXPORT int warmfork_ready(int runner)
+{
+	load_template(runner);
 	g_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	if (g_pidns < 0 || caps_init() < 0)
 		return -1;
@@ -152,6 +187,13 @@ static int a_main(void *arg)
 	 * that did not run). */
 	if (warm_msg_send(bc[0], WARM_JOB, g_fds, g_nfds) < 0)
 		goto fail;
+	/* The reaper starts once the job has applied its layers (or is gone):
+	 * the job closes its end then (job_layers). Its exec, the largest
+	 * piece of work on a job's path that is not the job's own, competed
+	 * for the CPU with the layers when it ran at once. */
+	char eof;
+	while (recv(bc[0], &eof, 1, 0) < 0 && errno == EINTR)
+		;
 	close(bc[0]);
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
@@ -214,6 +256,27 @@ static void job_layers(void);
 static const char *g_early_step;
 static int g_early_errno;
 
+/* Whether this job, forked ahead, built its namespaces and its tree from
+ * the template before its job came (job_prepare). */
+static bool g_prepared;
+
+/* In the job forked ahead, before its job comes: the namespaces a job
+ * unshares (the network namespace is the job's to choose, job_layers) and
+ * the tree, the hostname, all from the template. It is in the next job's
+ * cgroup already, so what the kernel spends on them is that job's, as it
+ * was when the job made them after it came. A failure ends it: it has run
+ * nothing of any job's, and its pid 1, which can no longer hand it a job,
+ * fails, so that the job runs cold (a_main). */
+static void job_prepare(void)
+{
+	if (!g_have_tmpl)
+		return;
+	if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) < 0 ||
+	    mounts_prepare(&g_tmpl) < 0 || ns_apply_uts() < 0)
+		_exit(0);
+	g_prepared = true;
+}
+
 /* In the job, forked ahead: the layers that need nothing of the job's
  * (the bounding set limits only what an exec could gain; it keeps the
  * capabilities the mounts need), then its descriptors, from its pid 1 once
@@ -229,7 +292,11 @@ static void job_wait(void)
 		g_early_step = "capability bounding set";
 	}
 	g_nfds = warm_msg_recv(g_bc, WARM_JOB, g_fds, WJ_COUNT);
+	/* Kept above the numbers place_fds clears until the layers are
+	 * applied: its pid 1 waits for it to close (a_main). */
+	int hi = fcntl(g_bc, F_DUPFD_CLOEXEC, 100);
 	close(g_bc);
+	g_bc = hi;
 	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
 		_exit(0);
 }
@@ -252,6 +319,7 @@ EXPORT int warmfork_spawn(void)
 	int rc = spawn();
 	if (rc == 1) {
 		PyOS_AfterFork_Child();
+		job_prepare();
 		return 1;
 	}
 	PyOS_AfterFork_Parent();
@@ -356,15 +424,23 @@ static void job_layers(void)
 	/* The server's pooled network namespace, when the daemon lent it (it
 	 * is as new: warm_net.h); else one of its own, as a cold job has. */
 	bool pooled = ioctl(g_fds[WJ_NET], NS_GET_NSTYPE) == CLONE_NEWNET;
-	STEP(unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP |
-		     (pooled ? 0 : CLONE_NEWNET)),
-	     "namespaces");
+	STEP(
+	    unshare((g_prepared ? 0 : CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) |
+		    (pooled ? 0 : CLONE_NEWNET)),
+	    "namespaces");
 	if (pooled)
 		STEP(setns(g_fds[WJ_NET], CLONE_NEWNET), "network namespace");
-	STEP(mounts_apply(s), "mounts");
+	/* The tree prepared ahead when it is this job's; else a whole one,
+	 * whose root tmpfs, mounted on the same directory, hides the prepared
+	 * one, which its pivot_root then leaves behind with the server's. */
+	if (g_prepared && mounts_same_tree(&g_tmpl, s))
+		STEP(mounts_finish(s, g_tmpl.root_opts), "mounts");
+	else
+		STEP(mounts_apply(s), "mounts");
 	if (!pooled)
 		STEP(net_apply(), "network");
-	STEP(ns_apply_uts(), "uts namespace");
+	if (!g_prepared)
+		STEP(ns_apply_uts(), "uts namespace");
 	int notify;
 	place_fds(s->runner, &st, &notify);
 	STEP(setsid(), "setsid");
@@ -388,4 +464,5 @@ static void job_layers(void)
 	close(notify);
 	munmap(blob, blob_len);
 	close(st);
+	close(g_bc);
 }

@@ -42,7 +42,7 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max);
 
 /* libsbxwarm.so's entry points, called from the server's Python
  * (sbx_runner/warm.py) through ctypes (warm_fork.c). */
-int warmfork_ready(void);
+int warmfork_ready(int runner);
 int warmfork_spawn(void);
 int warmfork_waiting(void);
 int warmfork_job(void);

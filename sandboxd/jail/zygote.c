@@ -29,8 +29,10 @@
 #include "sandboxd/jail/net.h"
 #include "sandboxd/jail/ns.h"
 
-/* The server's descriptors (sbx_runner/warm.py reads them by number). */
-enum { ZFD_CTL = 3, ZFD_LIB = 4, ZFD_INIT = 5 };
+/* The server's descriptors (sbx_runner/warm.py and warm_fork.c read them
+ * by number): ZFD_SPEC is the server's own description, from which each
+ * job forked ahead builds its tree before its job comes (warm_fork.c). */
+enum { ZFD_CTL = 3, ZFD_LIB = 4, ZFD_INIT = 5, ZFD_SPEC = 6 };
 
 #define ZSTEP(fd, call, name)                                                                      \
 	do {                                                                                       \
@@ -68,7 +70,7 @@ static _Noreturn void server_exec(const struct jail_child *c)
 	ZSTEP(st, st = fcntl(st, F_DUPFD_CLOEXEC, 100), "server descriptors");
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	ZSTEP(st, null, "server stdin");
-	int src[] = {null, null, c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd};
+	int src[] = {null, null, c->stderr_wr, c->notify_wr, c->result_wr, c->key_rd, JFD_SPEC};
 	for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
 		ZSTEP(st, src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 100), "server descriptors");
 	for (int i = 0; i < (int)(sizeof src / sizeof src[0]); i++)

@@ -129,8 +129,15 @@ def _exit_code(e):
     return 1
 
 
+def _run_exitfuncs():
+    """atexit's handlers, when the module was ever imported: only it
+    registers them (not imported for that: see warm._fresh)."""
+    atexit = sys.modules.get("atexit")
+    if atexit is not None:
+        atexit._run_exitfuncs()
+
+
 def _finalize(mod, code):
-    import atexit
     import gc
     # As the interpreter's own end does: threads are waited for only when
     # threading was imported (by the job: the server never imports it), and
@@ -143,7 +150,7 @@ def _finalize(mod, code):
         code = _exit_code(e)
     except BaseException:
         pass
-    atexit._run_exitfuncs()
+    _run_exitfuncs()
     mod.__dict__.clear()
     gc.collect()
     for s in (sys.stdout, sys.stderr):
@@ -158,9 +165,8 @@ def _finalize(mod, code):
 def _exit_sigint():
     """An uncaught KeyboardInterrupt ends a fresh interpreter by SIGINT,
     after its exit handlers."""
-    import atexit
     import signal
-    atexit._run_exitfuncs()
+    _run_exitfuncs()
     for s in (sys.stdout, sys.stderr):
         try:
             s.flush()

@@ -78,9 +78,12 @@ def _fresh():
         except Exception:
             pass
     # The server's exit handlers are not the job's (a fresh interpreter
-    # starts with none).
-    import atexit
-    atexit._clear()
+    # starts with none). Without atexit imported there are none: it is not
+    # imported for that (its import, the first on a job's path, copied
+    # about 150 of the server's pages: 3 ms on the machine of the README).
+    atexit = sys.modules.get("atexit")
+    if atexit is not None:
+        atexit._clear()
     ne = sys.modules.get("numexpr")
     if ne is not None:
         try:
@@ -173,7 +176,9 @@ def serve():
     gc.collect()
     gc.freeze()
     spawn, waiting, job = lib.warmfork_spawn, lib.warmfork_waiting, lib.warmfork_job
-    if lib.warmfork_ready() < 0:
+    # fd 6, the server's own description, is the C half's to read: the
+    # tree its jobs are forked ahead with (warm_fork.c, load_template).
+    if lib.warmfork_ready(1 if cfg.get("kind") == "runner" else 0) < 0:
         _die("cannot report ready")
     while True:
         # A server with a second thread cannot fork safely: it ends and
