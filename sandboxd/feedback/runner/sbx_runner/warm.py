@@ -119,6 +119,12 @@ print(f(20, 1, k=2), [C(i) for i in range(5)], file=out)
 """
 
 
+_REHEARSAL_JOB = (
+    '{"format": "humaneval", "filename": "solution.py", "code": "def f(n):\\n'
+    '    return n\\n", "tests": "def check(c):\\n    assert c(1) == 1\\n", '
+    '"entry_point": "f", "seed": null, "limits": [1, 2.5, true, false]}')
+
+
 def _rehearse(waiting):
     """Compiles and runs _REHEARSAL in a module of its own, as a job's run
     would, and frees what it made; it stops early once waiting() says the
@@ -143,6 +149,14 @@ def _rehearse(waiting):
             return
         with open(os.devnull, "rb") as f:
             f.read()
+        # What the runner does first with every test request, when it is
+        # what this server serves: read its job description, parse the
+        # module its tests run in. Modules already imported only.
+        json, ast = sys.modules.get("json"), sys.modules.get("ast")
+        if json is not None and ast is not None and not waiting():
+            json.loads(_REHEARSAL_JOB)
+            if not waiting():
+                ast.parse(_REHEARSAL, "<rehearsal>")
     except BaseException:
         pass
     finally:
