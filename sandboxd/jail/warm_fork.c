@@ -41,6 +41,7 @@
 #include "sandboxd/jail/net.h"
 #include "sandboxd/jail/ns.h"
 #include "sandboxd/jail/uid.h"
+#include "sandboxd/jail/warm_hot.h"
 #include "sandboxd/jail/warm_msg.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -209,6 +210,32 @@ fail:
 	_exit(127);
 }
 
+/* Pages copied ahead (warm_hot.c): the ranges the server's first job
+ * forked ahead reported, and, while there are none yet, the pipe on which
+ * the next one reports them (only it and the server hold it). */
+static struct hot_range g_hot[WARM_HOT_MAX];
+static size_t g_nhot;
+static int g_learn[2] = {-1, -1};
+
+/* Before each fork: takes what the last job forked ahead reported, or
+ * makes a pipe for the next one to report on. */
+static void hot_next(void)
+{
+	if (g_nhot)
+		return;
+	if (g_learn[0] >= 0) {
+		int n = warm_hot_recv(g_learn[0], g_hot, WARM_HOT_MAX);
+		close(g_learn[0]);
+		g_learn[0] = -1;
+		if (n > 0) {
+			g_nhot = (size_t)n;
+			return;
+		}
+	}
+	if (pipe2(g_learn, O_CLOEXEC | O_NONBLOCK) < 0)
+		g_learn[0] = g_learn[1] = -1;
+}
+
 /* The next job's PID namespace and its first process (a_main), which waits
  * there for the job. Returns 1 in the job, 0 in the server once the reaper
  * runs, -2 when the daemon closed the channel (stop), -1 when it failed.
@@ -217,6 +244,7 @@ static int spawn(void)
 {
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
+	hot_next();
 	g_a_state = 0;
 	/* The server waits for A's exec (or exit) on a pipe whose write end
 	 * only A holds, close-on-exec, as vfork would wait, but asleep in an
@@ -239,6 +267,12 @@ static int spawn(void)
 	while (a >= 0 && read(done[0], &eof, 1) < 0 && errno == EINTR)
 		;
 	close(done[0]);
+	/* Only now: A shares this memory, and forks the job with g_learn as
+	 * it is. The write end is the job's alone from here. */
+	if (g_learn[1] >= 0) {
+		close(g_learn[1]);
+		g_learn[1] = -1;
+	}
 	if (a < 0)
 		return -1;
 	if (g_a_state) {
@@ -269,6 +303,11 @@ static bool g_prepared;
  * fails, so that the job runs cold (a_main). */
 static void job_prepare(void)
 {
+	if (g_learn[0] >= 0)
+		close(g_learn[0]);
+	g_learn[0] = -1;
+	if (g_nhot)
+		(void)warm_hot_populate(g_hot, g_nhot);
 	if (!g_have_tmpl)
 		return;
 	if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) < 0 ||
@@ -285,6 +324,17 @@ static void job_prepare(void)
  * can no longer hand it the job, fails (a_main). */
 static void job_wait(void)
 {
+	/* The server's first job forked ahead reports the pages it wrote
+	 * (its tree, its rehearsal: the server's code only, before any job
+	 * exists), unless its job came already. */
+	if (g_learn[1] >= 0) {
+		static struct hot_range r[WARM_HOT_MAX];
+		int n = warmfork_waiting() ? -1 : warm_hot_scan(r, WARM_HOT_MAX);
+		if (n > 0)
+			(void)warm_hot_send(g_learn[1], r, (size_t)n);
+		close(g_learn[1]);
+		g_learn[1] = -1;
+	}
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != 1)
 		_exit(0);
 	if (caps_drop_bounding() < 0) {

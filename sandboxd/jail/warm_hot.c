@@ -1,0 +1,139 @@
+/* The pages a fork server's jobs write, copied in one call (warm_hot.h).
+ *
+ * Every page of the server's memory a job writes is copied from the server
+ * on its first write, one page fault each: about 470 of them in a job
+ * forked ahead before its job even comes (its tree and its rehearsal), at
+ * about 15 us each on the 2-core virtual machine of the README, where a
+ * fault also flushes the TLB of the other CPU. madvise(MADV_POPULATE_WRITE)
+ * copies a range of pages in one call, at about a third of that per page.
+ * Which pages: the server's first job forked ahead, once it has rehearsed
+ * (and before any job's code exists, so what it reports is the server's
+ * own), reads its page map: every page mapped privately writable that it
+ * alone maps is one it wrote. It sends them, as ranges, on a pipe only it
+ * and the server hold; each later job forked ahead copies them at once. */
+#include "sandboxd/jail/warm_hot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+#define PM_PRESENT (1ull << 63)
+#define PM_EXCLUSIVE (1ull << 56) /* Linux 4.2 */
+
+/* Adds [start, start + len) to r (n of max used), joined to the last
+ * range when adjacent; -1 when full. */
+static int add_range(struct hot_range *r, size_t *n, size_t max, uint64_t start, uint64_t len)
+{
+	if (*n && r[*n - 1].start + r[*n - 1].len == start) {
+		r[*n - 1].len += len;
+		return 0;
+	}
+	if (*n >= max)
+		return -1;
+	r[(*n)++] = (struct hot_range){start, len};
+	return 0;
+}
+
+/* The pages of [a, b) present in this process and mapped by it alone. */
+static int scan_vma(int pm, uint64_t a, uint64_t b, uint64_t pg, struct hot_range *r, size_t *n,
+		    size_t max)
+{
+	static uint64_t ent[512];
+	for (uint64_t p = a; p < b;) {
+		size_t want = (size_t)((b - p) / pg);
+		if (want > sizeof ent / sizeof ent[0])
+			want = sizeof ent / sizeof ent[0];
+		ssize_t got = pread(pm, ent, want * sizeof ent[0], (off_t)(p / pg * sizeof ent[0]));
+		if (got <= 0)
+			return -1;
+		size_t k = (size_t)got / sizeof ent[0];
+		for (size_t i = 0; i < k; i++)
+			if ((ent[i] & (PM_PRESENT | PM_EXCLUSIVE)) == (PM_PRESENT | PM_EXCLUSIVE) &&
+			    add_range(r, n, max, p + i * pg, pg) < 0)
+				return -1;
+		p += k * pg;
+	}
+	return 0;
+}
+
+int warm_hot_scan(struct hot_range *r, size_t max)
+{
+	static char maps[256 * 1024];
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t len = 0, n = 0;
+	ssize_t got = 0;
+	while (fd >= 0 && len < sizeof maps - 1 &&
+	       (got = read(fd, maps + len, sizeof maps - 1 - len)) > 0)
+		len += (size_t)got;
+	if (fd >= 0)
+		close(fd);
+	maps[len] = '\0';
+	int rc = fd < 0 || pm < 0 || got < 0 || len == sizeof maps - 1 ? -1 : 0;
+	for (char *l = maps; rc == 0 && *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long a, b;
+		char perms[8];
+		/* Private and writable: the only pages a write copies. */
+		if (sscanf(l, "%lx-%lx %7s", &a, &b, perms) == 3 && perms[1] == 'w' &&
+		    perms[3] == 'p')
+			rc = scan_vma(pm, a, b, pg, r, &n, max);
+		l = nl ? nl + 1 : l + strlen(l);
+	}
+	if (pm >= 0)
+		close(pm);
+	return rc < 0 ? -1 : (int)n;
+}
+
+/* On the pipe: the count, then the ranges, in one write (the message fits
+ * a pipe's default 64 KiB, so the write never blocks or splits). */
+int warm_hot_send(int fd, const struct hot_range *r, size_t n)
+{
+	static struct {
+		uint64_t n;
+		struct hot_range r[WARM_HOT_MAX];
+	} m;
+	if (n > WARM_HOT_MAX)
+		return -1;
+	m.n = n;
+	memcpy(m.r, r, n * sizeof r[0]);
+	size_t len = sizeof m.n + n * sizeof r[0];
+	return write(fd, &m, len) == (ssize_t)len ? 0 : -1;
+}
+
+int warm_hot_recv(int fd, struct hot_range *r, size_t max)
+{
+	static struct {
+		uint64_t n;
+		struct hot_range r[WARM_HOT_MAX];
+	} m;
+	size_t len = 0;
+	ssize_t got;
+	while (len < sizeof m && (got = read(fd, (char *)&m + len, sizeof m - len)) > 0)
+		len += (size_t)got;
+	if (len < sizeof m.n || m.n > max || m.n > WARM_HOT_MAX ||
+	    len != sizeof m.n + m.n * sizeof m.r[0])
+		return -1;
+	memcpy(r, m.r, m.n * sizeof m.r[0]);
+	return (int)m.n;
+}
+
+int warm_hot_populate(const struct hot_range *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (madvise((void *)(uintptr_t)r[i].start, r[i].len, MADV_POPULATE_WRITE) < 0 &&
+		    errno == EINVAL)
+			return -1; /* a kernel before 5.14: nothing to gain here */
+	/* Other errors are ranges the server no longer maps as it did: they
+	 * are skipped, and the job copies what it writes there on its own. */
+	return 0;
+}

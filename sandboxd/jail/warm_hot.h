@@ -1,0 +1,29 @@
+/* The pages a fork server's jobs write, copied ahead in one call each
+ * (warm_hot.c; docs/architecture.md, "Pages copied ahead"). */
+#ifndef SBX_WARM_HOT_H
+#define SBX_WARM_HOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Ranges a message holds: it fits a pipe's 64 KiB. */
+#define WARM_HOT_MAX 4000
+
+struct hot_range {
+	uint64_t start, len;
+};
+
+/* In the process that learns: the ranges of pages it maps privately
+ * writable, present and mapped by no other process (the pages it wrote
+ * since its fork); their number, or -1 (also when more than max). */
+int warm_hot_scan(struct hot_range *r, size_t max);
+/* One message on fd: 0, or -1. */
+int warm_hot_send(int fd, const struct hot_range *r, size_t n);
+/* One whole message from fd (non-blocking: what is there); the number of
+ * ranges, or -1 for none, a short one or one of more than max. */
+int warm_hot_recv(int fd, struct hot_range *r, size_t max);
+/* Copies the ranges' pages into this process, skipping ranges it does not
+ * map writable; -1 when the kernel cannot (before 5.14). */
+int warm_hot_populate(const struct hot_range *r, size_t n);
+
+#endif

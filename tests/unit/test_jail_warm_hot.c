@@ -1,0 +1,180 @@
+/* Unit tests for the pages copied ahead (sandboxd/jail/warm_hot.c): a
+ * forked child that wrote some pages of its parent's buffer reports those
+ * and not the ones it only read; the report survives the pipe whole, and
+ * a short or oversized one is refused; a later child given the ranges has
+ * its own copies of exactly those pages before writing any. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandboxd/jail/warm_hot.h"
+#include "tests/helpers/skip.h"
+#include "tests/helpers/tmain.h"
+
+enum { PAGES = 64 };
+static char *g_buf;
+static size_t g_pg;
+static struct hot_range g_r[WARM_HOT_MAX];
+
+/* Pages 3, 4, 5 and 40 are the ones a child writes. */
+static bool written(size_t i)
+{
+	return (i >= 3 && i <= 5) || i == 40;
+}
+
+static bool covered(const struct hot_range *r, size_t n, uintptr_t a)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a >= r[i].start && a < r[i].start + r[i].len)
+			return true;
+	return false;
+}
+
+/* Whether this process alone maps the page at a (its own copy). */
+static int exclusive(uintptr_t a)
+{
+	uint64_t e;
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pm < 0 || pread(pm, &e, sizeof e, (off_t)(a / g_pg * sizeof e)) != sizeof e)
+		return -1;
+	close(pm);
+	return (e >> 56 & 1) && (e >> 63 & 1);
+}
+
+static void setup(void)
+{
+	g_pg = (size_t)sysconf(_SC_PAGESIZE);
+	g_buf =
+	    mmap(NULL, PAGES * g_pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(g_buf, MAP_FAILED);
+	memset(g_buf, 7, PAGES * g_pg); /* every page present in the parent */
+}
+
+static void teardown(void)
+{
+	munmap(g_buf, PAGES * g_pg);
+}
+
+/* In a child: writes the pages, scans, sends on fd. */
+static int learn_child(int fd)
+{
+	volatile char sink = 0;
+	for (size_t i = 0; i < PAGES; i++) {
+		if (written(i))
+			g_buf[i * g_pg] = 1;
+		else
+			sink += g_buf[i * g_pg];
+	}
+	int n = warm_hot_scan(g_r, WARM_HOT_MAX);
+	if (n <= 0)
+		return 1;
+	return warm_hot_send(fd, g_r, (size_t)n) < 0 ? 2 : 0;
+}
+
+static int learned(struct hot_range *r)
+{
+	int p[2];
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(learn_child(p[1]));
+	close(p[1]);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "learning child: %d", st);
+	int n = warm_hot_recv(p[0], r, WARM_HOT_MAX);
+	close(p[0]);
+	return n;
+}
+
+START_TEST(test_scan_reports_written_pages)
+{
+	int n = learned(g_r);
+	ck_assert_int_gt(n, 0);
+	for (size_t i = 0; i < PAGES; i++) {
+		uintptr_t a = (uintptr_t)g_buf + i * g_pg;
+		ck_assert_msg(covered(g_r, (size_t)n, a) == written(i), "page %zu: %s", i,
+			      written(i) ? "written, not reported" : "only read, reported");
+	}
+	/* 3-5 are one range. */
+	bool one = false;
+	for (int i = 0; i < n; i++)
+		one |= g_r[i].start == (uintptr_t)g_buf + 3 * g_pg && g_r[i].len >= 3 * g_pg;
+	ck_assert_msg(one, "adjacent pages not joined");
+}
+END_TEST
+
+START_TEST(test_recv_refuses_bad_messages)
+{
+	int p[2];
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+	/* Nothing there. */
+	ck_assert_int_eq(warm_hot_recv(p[0], g_r, WARM_HOT_MAX), -1);
+	/* A count the ranges that follow do not fill. */
+	uint64_t hdr[3] = {5, 4096, 4096};
+	ck_assert_int_eq(write(p[1], hdr, sizeof hdr), (ssize_t)sizeof hdr);
+	ck_assert_int_eq(warm_hot_recv(p[0], g_r, WARM_HOT_MAX), -1);
+	/* More ranges than the reader takes. */
+	struct hot_range two[2] = {{4096, 4096}, {3 * 4096, 4096}};
+	ck_assert_int_eq(warm_hot_send(p[1], two, 2), 0);
+	ck_assert_int_eq(warm_hot_recv(p[0], g_r, 1), -1);
+	ck_assert_int_eq(warm_hot_send(p[1], two, 2), 0);
+	ck_assert_int_eq(warm_hot_recv(p[0], g_r, WARM_HOT_MAX), 2);
+	ck_assert(g_r[1].start == 3 * 4096 && g_r[1].len == 4096);
+	ck_assert_int_eq(warm_hot_send(p[1], two, WARM_HOT_MAX + 1), -1);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/* In a child given the ranges: which pages it owns before writing any. */
+static int populate_child(int n)
+{
+	if (warm_hot_populate(g_r, (size_t)n) < 0)
+		return errno == EINVAL ? 100 : 1;
+	for (size_t i = 0; i < PAGES; i++)
+		if (exclusive((uintptr_t)g_buf + i * g_pg) != (int)written(i))
+			return 10 + (int)i;
+	return 0;
+}
+
+START_TEST(test_populate_copies_them)
+{
+	int n = learned(g_r);
+	ck_assert_int_gt(n, 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(populate_child(n));
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 100)
+		SKIP_TEST("no MADV_POPULATE_WRITE (Linux 5.14)");
+	ck_assert_msg(WEXITSTATUS(st) == 0, "check %d failed", WEXITSTATUS(st));
+}
+END_TEST
+
+static Suite *hot_suite(void)
+{
+	Suite *s = suite_create("warm_hot");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_scan_reports_written_pages);
+	tcase_add_test(tc, test_recv_refuses_bad_messages);
+	tcase_add_test(tc, test_populate_copies_them);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tmain(hot_suite, NULL);
+}
