@@ -96,12 +96,14 @@ int warm_hot_scan(struct hot_range *r, size_t max)
 
 /* On the pipe: the count, then the ranges, in one write (the message fits
  * a pipe's default 64 KiB, so the write never blocks or splits). */
+struct hot_msg {
+	uint64_t n;
+	struct hot_range r[WARM_HOT_MAX];
+};
+
 int warm_hot_send(int fd, const struct hot_range *r, size_t n)
 {
-	static struct {
-		uint64_t n;
-		struct hot_range r[WARM_HOT_MAX];
-	} m;
+	static struct hot_msg m;
 	if (n > WARM_HOT_MAX)
 		return -1;
 	m.n = n;
@@ -112,10 +114,7 @@ int warm_hot_send(int fd, const struct hot_range *r, size_t n)
 
 int warm_hot_recv(int fd, struct hot_range *r, size_t max)
 {
-	static struct {
-		uint64_t n;
-		struct hot_range r[WARM_HOT_MAX];
-	} m;
+	static struct hot_msg m;
 	size_t len = 0;
 	ssize_t got;
 	while (len < sizeof m && (got = read(fd, (char *)&m + len, sizeof m - len)) > 0)
