@@ -188,14 +188,9 @@ static int a_main(void *arg)
 	 * that did not run). */
 	if (warm_msg_send(bc[0], WARM_JOB, g_fds, g_nfds) < 0)
 		goto fail;
-	/* The reaper starts once the job has applied its layers (or is gone):
-	 * the job closes its end then (job_layers). Its exec, the largest
-	 * piece of work on a job's path that is not the job's own, competed
-	 * for the CPU with the layers when it ran at once. */
-	char eof;
-	while (recv(bc[0], &eof, 1, 0) < 0 && errno == EINTR)
-		;
-	close(bc[0]);
+	/* bc[0] stays open until the exec below closes it (close-on-exec):
+	 * the job waits for that before any of its code runs (job_layers),
+	 * so its pid 1 is the reaper by then, never a copy of the server. */
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
 	/* The reaper keeps only the status pipe, as fd 3, and runs from the
@@ -343,7 +338,8 @@ static void job_wait(void)
 	}
 	g_nfds = warm_msg_recv(g_bc, WARM_JOB, g_fds, WJ_COUNT);
 	/* Kept above the numbers place_fds clears until the layers are
-	 * applied: its pid 1 waits for it to close (a_main). */
+	 * applied: then it tells the job that its pid 1 has exec'd the
+	 * reaper (job_layers). */
 	int hi = fcntl(g_bc, F_DUPFD_CLOEXEC, 100);
 	close(g_bc);
 	g_bc = hi;
@@ -514,5 +510,11 @@ static void job_layers(void)
 	close(notify);
 	munmap(blob, blob_len);
 	close(st);
+	/* Its pid 1's end closes when it execs the reaper (or dies, which
+	 * kills the job): until then pid 1 shares the server's memory and
+	 * shows its command line, which no job's code may see. */
+	char eof;
+	while (recv(g_bc, &eof, 1, 0) < 0 && errno == EINTR)
+		;
 	close(g_bc);
 }
