@@ -11,9 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandboxd/jail/caps.h"
@@ -44,19 +42,9 @@ static void keep_pdeathsig(void)
  * wrote; the spec points into it until the payloads are forked. */
 static void load_spec(struct jail_spec *s, void **map, size_t *len)
 {
-	struct stat st;
-	if (fstat(JFD_SPEC, &st) < 0 || st.st_size <= 0)
-		fail("job description");
-	int seals = fcntl(JFD_SPEC, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK))
-		fail("job description not sealed");
-	void *blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, JFD_SPEC, 0);
-	if (blob == MAP_FAILED)
-		fail("mapping the job description");
-	if (jail_wire_decode(blob, (size_t)st.st_size, s) < 0)
-		fail("decoding the job description");
-	*map = blob;
-	*len = (size_t)st.st_size;
+	const char *why = jail_wire_map(JFD_SPEC, s, map, len);
+	if (why)
+		fail(why);
 }
 
 int main(void)

@@ -94,6 +94,11 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len);
  * must stay mapped; pointers lead into it or into malloc'd arrays. Every
  * length and count is checked against the blob. -1 on a malformed blob. */
 int jail_wire_decode(const void *blob, size_t len, struct jail_spec *spec);
+/* The description the daemon wrote into the sealed memfd fd (a job's, or
+ * a fork server's own), mapped read-only and decoded into spec, which
+ * points into the mapping (*blob, *len) from then on. NULL, or the step
+ * that failed, with errno set (EPROTO: empty or not sealed). */
+const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len);
 /* The encoded description in a sealed memfd (close-on-exec), or -1. */
 int jail_wire_memfd(const struct jail_spec *s);
 /* Frees what a successful decode allocated (tests; the init never does). */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/filter.h>
 #include <stdint.h>
@@ -387,4 +388,29 @@ int jail_wire_memfd(const struct jail_spec *s)
 		return -1;
 	}
 	return fd;
+}
+
+const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return "job description";
+	/* Sealed, or the daemon (or anyone holding the memfd) could change it
+	 * under the decoder's checks. */
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (st.st_size <= 0 || seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK)) {
+		errno = EPROTO;
+		return "job description not sealed";
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return "mapping the job description";
+	if (jail_wire_decode(m, (size_t)st.st_size, spec) < 0) {
+		munmap(m, (size_t)st.st_size);
+		errno = EPROTO;
+		return "decoding the job description";
+	}
+	*blob = m;
+	*len = (size_t)st.st_size;
+	return NULL;
 }

@@ -26,7 +26,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -65,16 +64,11 @@ static bool g_have_tmpl;
  * job's is); without one, each job builds its whole tree once it comes. */
 static void load_template(int runner)
 {
-	struct stat sb;
-	int seals = fcntl(SPEC_FD, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK) ||
-	    fstat(SPEC_FD, &sb) < 0 || sb.st_size <= 0) {
-		close(SPEC_FD);
-		return;
-	}
-	void *blob = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, SPEC_FD, 0);
+	void *blob;
+	size_t len;
+	const char *why = jail_wire_map(SPEC_FD, &g_tmpl, &blob, &len);
 	close(SPEC_FD);
-	if (blob == MAP_FAILED || jail_wire_decode(blob, (size_t)sb.st_size, &g_tmpl) < 0)
+	if (why)
 		return;
 	/* The server's jail differs from a job's in these only: its /proc is
 	 * whole and it has no /dev/shm (zygote), its root is the host's dir
@@ -400,18 +394,9 @@ EXPORT int warmfork_job(void)
 static const struct jail_spec *load_spec(int st, void **blob, size_t *len)
 {
 	static struct jail_spec spec;
-	int fd = g_fds[WJ_SPEC];
-	struct stat sb;
-	STEP(fstat(fd, &sb), "job description");
-	int seals = fcntl(fd, F_GET_SEALS);
-	if (sb.st_size <= 0 || seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK)) {
-		errno = EPROTO;
-		STEP(-1, "job description not sealed");
-	}
-	*len = (size_t)sb.st_size;
-	*blob = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
-	STEP(*blob == MAP_FAILED ? -1 : 0, "mapping the job description");
-	STEP(jail_wire_decode(*blob, *len, &spec), "decoding the job description");
+	const char *why = jail_wire_map(g_fds[WJ_SPEC], &spec, blob, len);
+	if (why)
+		STEP(-1, why);
 	if (!spec.warm || spec.peer) {
 		errno = EPROTO;
 		STEP(-1, "not a warm job");

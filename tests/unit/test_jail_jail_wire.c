@@ -2,11 +2,16 @@
  * sandboxd-init (sandboxd/jail/jail_wire.c): a spec survives the round trip
  * field by field, with and without the runner and the peer; every truncation
  * and every single-byte change of a blob is either refused or decodes to
- * something bounded, never read out of bounds (run under `make asan` too). */
+ * something bounded, never read out of bounds (run under `make asan` too);
+ * and only a sealed memfd is mapped (jail_wire_map). */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/jail_internal.h"
@@ -192,6 +197,42 @@ START_TEST(test_malformed_blobs)
 }
 END_TEST
 
+/* What the init and the fork server map: the daemon's sealed memfd, and
+ * nothing else (the same bytes unsealed, an empty file). */
+START_TEST(test_map_needs_a_sealed_memfd)
+{
+	struct jail_job j = make_job(false);
+	struct jail_spec s, d;
+	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", true), 0);
+	void *m;
+	size_t len;
+	int fd = jail_wire_memfd(&s);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_null(jail_wire_map(fd, &d, &m, &len));
+	check_same(&s, &d);
+	jail_wire_free(&d);
+	munmap(m, len);
+	close(fd);
+	size_t blen;
+	char *blob = jail_wire_encode(&s, &blen);
+	ck_assert_ptr_nonnull(blob);
+	int open_fd = memfd_create("unsealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(open_fd, 0);
+	ck_assert_int_eq(write(open_fd, blob, blen), (ssize_t)blen);
+	const char *why = jail_wire_map(open_fd, &d, &m, &len);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_str_eq(why, "job description not sealed");
+	ck_assert_int_eq(errno, EPROTO);
+	int empty = memfd_create("empty", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(empty, 0);
+	ck_assert_int_eq(fcntl(empty, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	ck_assert_ptr_nonnull(jail_wire_map(empty, &d, &m, &len));
+	close(open_fd);
+	close(empty);
+	free(blob);
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
 	Suite *s = suite_create("jail_wire");
@@ -200,6 +241,7 @@ static Suite *wire_suite(void)
 	tcase_add_test(t, test_round_trip_runner_and_peer);
 	tcase_add_test(t, test_round_trip_runner_main);
 	tcase_add_test(t, test_malformed_blobs);
+	tcase_add_test(t, test_map_needs_a_sealed_memfd);
 	suite_add_tcase(s, t);
 	return s;
 }
