@@ -5,6 +5,7 @@
  * and the first thing it does is execve sandboxd-init: the layers run in a
  * process that holds no other job's data (jail_child.c, sandboxd/init/). */
 #include "sandboxd/jail/jail.h"
+#include "sandboxd/jail/mounts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,17 +45,11 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 	s->stdin_data = job->stdin_data;
 	s->stdin_len = job->stdin_len;
 	snprintf(s->root_opts, sizeof s->root_opts, "size=%dk,mode=0755", ROOT_BASE_KB);
-	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
-	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777",
-		 lim->tmpfs_mb);
 	/* In peer mode the candidate owns /work: it runs the user's code and
 	 * writes the files; the grader reads only the read-only root. */
 	s->peer = job->peer_args != NULL;
-	uid_t wuid = s->peer ? job->peer_uid : uid;
-	gid_t wgid = s->peer ? job->peer_gid : gid;
-	snprintf(s->work_opts, sizeof s->work_opts,
-		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", lim->tmpfs_mb, (unsigned)wuid,
-		 (unsigned)wgid);
+	mounts_tmpfs_opts(s, lim->tmpfs_mb, s->peer ? job->peer_uid : uid,
+			  s->peer ? job->peer_gid : gid);
 	snprintf(s->passwd, sizeof s->passwd,
 		 "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%u:%u:sandbox:/tmp:/usr/sbin/"
 		 "nologin\n",

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/mount.h>
@@ -239,7 +240,7 @@ static int setup_dev(const struct jail_spec *s)
 		    mount(NULL, tgt, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NOEXEC, NULL) < 0)
 			return -1;
 	}
-	/* Its tmpfs comes in mounts_finish, with the job's size. */
+	/* Its tmpfs comes at the end of mounts_prepare. */
 	if (mkdir("dev/shm", 01777) < 0)
 		return -1;
 	if (symlink("/proc/self/fd", "dev/fd") < 0 || symlink("/proc/self/fd/0", "dev/stdin") < 0 ||
@@ -276,15 +277,39 @@ int mounts_prepare(const struct jail_spec *s)
 	if (s->runner && (mkdir("sandboxd", 0755) < 0 ||
 			  write_bytes("sandboxd/runner.py", s->runner_src, s->runner_len) < 0))
 		return -1;
-	return mkdir("tmp", 01777) < 0 || mkdir("work", 0755) < 0 ? -1 : 0;
+	if (mkdir("tmp", 01777) < 0 || mkdir("work", 0755) < 0)
+		return -1;
+	/* A fork server's jobs mount their own /dev/shm; nothing may be under
+	 * its /dev, or they could not bind it (setup_dev_warm). */
+	if ((!s->zygote &&
+	     mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0) ||
+	    mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0 ||
+	    mount("tmpfs", "work", "tmpfs", MS_NOSUID | MS_NODEV, s->work_opts) < 0)
+		return -1;
+	/* pivot_root(".", ".") stacks the old root under the new one; detaching
+	 * it leaves no path back to the host's file system. The detach waits
+	 * for an RCU grace period: here, ahead of a warm job's coming. */
+	if (syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH | UMOUNT_NOFOLLOW) < 0 || chdir("/") < 0)
+		return -1;
+	return 0;
 }
 
-int mounts_finish(const struct jail_spec *s, const char *prepared_root_opts)
+/* A tmpfs prepared with opts `had` takes the job's `want` (its size): a
+ * remount, which neither mounts nor unmounts anything. */
+static int resize(const char *path, const char *had, const char *want)
 {
-	/* A tree prepared for another root size (the runner's job description
-	 * is part of it) takes the job's. */
-	if (prepared_root_opts && strcmp(prepared_root_opts, s->root_opts) != 0 &&
-	    mount(NULL, ".", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, s->root_opts) < 0)
+	if (strcmp(had, want) == 0)
+		return 0;
+	return mount(NULL, path, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, want);
+}
+
+int mounts_finish(const struct jail_spec *s, const struct jail_spec *prepared)
+{
+	const struct jail_spec *p = prepared ? prepared : s;
+	/* A tree prepared for other sizes (the runner's job description is
+	 * part of the root's) takes the job's. */
+	if (resize("/", p->root_opts, s->root_opts) < 0)
 		return -1;
 	if (s->runner && write_bytes("sandboxd/job.json", s->job_json, s->job_len) < 0)
 		return -1;
@@ -296,17 +321,9 @@ int mounts_finish(const struct jail_spec *s, const char *prepared_root_opts)
 		return -1;
 	if (!s->zygote && procview_fill(&s->procview) < 0)
 		return -1;
-	/* A fork server's jobs mount their own /dev/shm; nothing may be under
-	 * its /dev, or they could not bind it (setup_dev_warm). */
-	if ((!s->zygote &&
-	     mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0) ||
-	    mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmpfs_opts) < 0 ||
-	    mount("tmpfs", "work", "tmpfs", MS_NOSUID | MS_NODEV, s->work_opts) < 0)
-		return -1;
-	/* pivot_root(".", ".") stacks the old root under the new one; detaching
-	 * it leaves no path back to the host's file system. */
-	if (syscall(SYS_pivot_root, ".", ".") < 0 ||
-	    umount2(".", MNT_DETACH | UMOUNT_NOFOLLOW) < 0 || chdir("/") < 0)
+	if ((!s->zygote && resize("dev/shm", p->tmpfs_opts, s->tmpfs_opts) < 0) ||
+	    resize("tmp", p->tmpfs_opts, s->tmpfs_opts) < 0 ||
+	    resize("work", p->work_opts, s->work_opts) < 0)
 		return -1;
 	return mount(NULL, "/", NULL, MS_BIND | MS_REMOUNT | RO, NULL);
 }
@@ -322,6 +339,15 @@ bool mounts_same_tree(const struct jail_spec *a, const struct jail_spec *b)
 			return false;
 	return !a->runner || (a->runner_len == b->runner_len &&
 			      memcmp(a->runner_src, b->runner_src, a->runner_len) == 0);
+}
+
+void mounts_tmpfs_opts(struct jail_spec *s, long mb, uid_t work_uid, gid_t work_gid)
+{
+	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
+	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777", mb);
+	snprintf(s->work_opts, sizeof s->work_opts,
+		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", mb, (unsigned)work_uid,
+		 (unsigned)work_gid);
 }
 
 int mounts_apply(const struct jail_spec *s)

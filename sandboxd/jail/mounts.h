@@ -8,17 +8,23 @@
 
 struct jail_spec;
 
+#include <sys/types.h>
+
+/* The tmpfs options of a job's /dev/shm and /tmp (mb each) and of its
+ * /work (mb, owned by work_uid:work_gid, mode 0700). */
+void mounts_tmpfs_opts(struct jail_spec *s, long mb, uid_t work_uid, gid_t work_gid);
 int mounts_apply(const struct jail_spec *s);
-/* mounts_apply in two steps. mounts_prepare builds what needs nothing of
- * one job's but what mounts_same_tree compares (read-only binds, /etc,
- * /proc with its masks, /dev, the runner), leaving the root's directory
- * as cwd; a job forked ahead does it before its job comes (warm_fork.c).
- * mounts_finish adds what is the job's (the root's size, the runner's job
- * description, its /proc texts, its /dev/shm, /tmp and /work) and enters
- * the root. prepared_root_opts: the root_opts the tree was prepared with
- * when they may differ from the job's (NULL: the job's own). */
+/* mounts_apply in two steps. mounts_prepare builds the whole tree, with
+ * the sizes and what mounts_same_tree compares of s (read-only binds,
+ * /etc, /proc with its masks, /dev, the runner, fresh /dev/shm, /tmp and
+ * /work) and enters it (pivot_root; cwd "/"); a job forked ahead does it
+ * before its job comes (warm_fork.c), so every mount and unmount is off
+ * the job's path. mounts_finish adds what is the job's (its sizes, by
+ * remounts, the runner's job description, its /proc texts) and makes the
+ * root read-only. prepared: the description the tree was prepared from
+ * when it may differ from the job's in its sizes (NULL: the job's own). */
 int mounts_prepare(const struct jail_spec *s);
-int mounts_finish(const struct jail_spec *s, const char *prepared_root_opts);
+int mounts_finish(const struct jail_spec *s, const struct jail_spec *prepared);
 /* Whether a tree prepared from `a` is the one mounts_prepare(b) would build. */
 bool mounts_same_tree(const struct jail_spec *a, const struct jail_spec *b);
 /* As the job's uid, after the uid layer: writes the request's files and the

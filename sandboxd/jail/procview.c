@@ -194,8 +194,8 @@ int procview_prepare(struct procview *pv, const struct jail_limits *lim)
 /* --- the job's init: binding --------------------------------------------- */
 
 /* Staging: a small tmpfs of its own (so nothing lands in the job's root),
- * detached once everything is bound. Its source name is what mountinfo
- * shows for every bind below. */
+ * detached once everything is bound (procview_mask). Its source name is
+ * what mountinfo shows for every bind below. */
 #define PV_DIR ".procview"
 
 /* Entries a Python program has no need for: OCI runtime-spec's default
@@ -285,6 +285,23 @@ static const char *const pv_own[][2] = {{"meminfo", "proc/meminfo"},
  * bound proc files, whose mounts are read-only from the start. */
 #define PV_RO PV_DIR "/ro"
 
+/* The own files, open for writing from procview_mask, when the staging
+ * tmpfs is still mounted, to procview_fill, after it was detached: the
+ * texts come without a mount or an unmount on the job's path. */
+static int g_own_fd[PV_OWN] = {-1, -1, -1, -1};
+
+static int pv_close_own(void)
+{
+	int rc = 0;
+	for (size_t i = 0; i < PV_OWN; i++)
+		if (g_own_fd[i] >= 0) {
+			if (close(g_own_fd[i]) < 0)
+				rc = -1;
+			g_own_fd[i] = -1;
+		}
+	return rc;
+}
+
 int procview_mask(void)
 {
 	char src[64];
@@ -298,10 +315,11 @@ int procview_mask(void)
 	/* Writable by their owner until procview_fill has written them: a
 	 * root without CAP_DAC_OVERRIDE (a daemon under a unit that drops it)
 	 * could not open a 0444 file for writing. */
+	pv_close_own();
 	for (size_t i = 0; i < PV_OWN; i++) {
 		snprintf(src, sizeof src, PV_DIR "/%s", pv_own[i][0]);
-		int fd = open(src, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 || close(fd) < 0)
+		g_own_fd[i] = open(src, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (g_own_fd[i] < 0)
 			return -1;
 	}
 	if (mount(PV_DIR, PV_RO, NULL, MS_BIND, NULL) < 0 ||
@@ -326,32 +344,29 @@ int procview_mask(void)
 		if (mount(e, pv_masked[i], NULL, MS_BIND, NULL) < 0)
 			return -1;
 	}
-	return 0;
+	/* The binds keep the staging tmpfs alive, and the descriptors its own
+	 * files; its mounts (PV_RO goes with PV_DIR, below it) and directory
+	 * go now, so the root shows nothing of it. Each detach waits for an
+	 * RCU grace period: one, and here, ahead of a warm job's coming. */
+	if (umount2(PV_DIR, MNT_DETACH) < 0)
+		return -1;
+	return rmdir(PV_DIR);
 }
 
 int procview_fill(const struct procview *pv)
 {
 	const char *text[PV_OWN] = {pv->meminfo, pv->stat, pv->cpuinfo, pv->loadavg};
-	char path[64];
+	int rc = 0;
 	for (size_t i = 0; i < PV_OWN; i++) {
-		snprintf(path, sizeof path, PV_DIR "/%s", pv_own[i][0]);
-		int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
 		/* Readable by the job whatever the daemon's umask, and by
-		 * nobody writable. */
-		if (fdio_write_all(fd, text[i], strlen(text[i])) < 0 || fchmod(fd, 0444) < 0) {
-			close(fd);
-			return -1;
-		}
-		if (close(fd) < 0)
-			return -1;
+		 * nobody writable; the last writable handle closes here. */
+		if (g_own_fd[i] < 0 || fdio_write_all(g_own_fd[i], text[i], strlen(text[i])) < 0 ||
+		    fchmod(g_own_fd[i], 0444) < 0)
+			rc = -1;
 	}
-	/* The binds keep the staging tmpfs alive; its own mounts and directory
-	 * go, so the root shows nothing of it. */
-	if (umount2(PV_RO, MNT_DETACH) < 0 || umount2(PV_DIR, MNT_DETACH) < 0)
-		return -1;
-	return rmdir(PV_DIR);
+	if (pv_close_own() < 0)
+		rc = -1;
+	return rc;
 }
 
 int procview_apply(const struct procview *pv)

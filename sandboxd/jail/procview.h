@@ -34,9 +34,11 @@ int procview_prepare(struct procview *pv, const struct jail_limits *lim);
 /* In the job's init, with the new root's directory as cwd and /proc mounted
  * at "proc": plain syscalls only, no allocation. procview_apply is
  * procview_mask, then procview_fill. procview_mask needs nothing of the
- * job's: it binds the (still empty) own files and every mask, so a job
+ * job's: it binds the (still empty) own files and every mask and detaches
+ * its staging mounts, keeping the own files open for writing, so a job
  * forked ahead does it before its job comes (mounts_prepare);
- * procview_fill writes the job's texts and removes the staging mounts. */
+ * procview_fill writes the job's texts through those descriptors and
+ * closes them, wherever the cwd and the root are by then. */
 int procview_apply(const struct procview *pv);
 int procview_mask(void);
 int procview_fill(const struct procview *pv);

@@ -177,7 +177,11 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 				      .memory_mb = WARM_MEMORY_MB,
 				      .pids = WARM_PIDS,
 				      .output_kb = 64,
-				      .tmpfs_mb = 1,
+				      /* Its own /tmp holds nothing; the size is
+				       * its jobs' default, which their trees,
+				       * built ahead from this description, take
+				       * without a remount (warm_fork.c). */
+				      .tmpfs_mb = p->defaults.tmpfs_mb,
 				      .cpus = 1},
 			      .interpreter = p->interpreter,
 			      .args = (const char *const *)p->args,

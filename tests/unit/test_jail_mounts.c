@@ -1,7 +1,7 @@
 /* Unit tests for the mount layer's two steps (mounts.h): a tree prepared
- * ahead from a template and finished for a job must be the tree the job
- * would have built whole, and a job whose tree differs from the template
- * must get its own, with nothing of the prepared one left in sight. As
+ * and entered ahead from a template and finished for a job must be the
+ * tree the job would have built whole, with the job's sizes and texts, and
+ * mounts_same_tree must tell the trees a template cannot serve. As
  * root, each tree is built in a forked child with a mount namespace of its
  * own; the child sends its /proc/self/mountinfo (mount ids and device
  * numbers left out: they differ on every run) and what it read from a few
@@ -90,17 +90,17 @@ static void put_line(FILE *out, char *line)
 }
 
 /* In the child: builds the tree (how: 0 whole from b, 1 prepared from a
- * and finished for b, 2 prepared from a and then whole from b), then
- * writes what it sees to fd out. Returns nonzero at the step that failed. */
+ * and finished for b, 2 whole from a), then writes what it sees to fd out.
+ * Returns nonzero at the step that failed. */
 static int build_child(int how, int out)
 {
 	if (unshare(CLONE_NEWNS) < 0)
 		return 1;
 	if (how == 0 && mounts_apply(&g_b) < 0)
 		return 2;
-	if (how == 1 && (mounts_prepare(&g_a) < 0 || mounts_finish(&g_b, g_a.root_opts) < 0))
+	if (how == 1 && (mounts_prepare(&g_a) < 0 || mounts_finish(&g_b, &g_a) < 0))
 		return 3;
-	if (how == 2 && (mounts_prepare(&g_a) < 0 || mounts_apply(&g_b) < 0))
+	if (how == 2 && mounts_apply(&g_a) < 0)
 		return 4;
 	FILE *f = fdopen(out, "w");
 	if (!f)
@@ -125,10 +125,15 @@ static int build_child(int how, int out)
 		}
 		fprintf(f, "== %s %zd\n%.*s\n", files[i], n, n > 0 ? (int)n : 0, buf);
 	}
-	struct statfs sf;
-	fprintf(f, "== root blocks %ld, /tmp blocks %ld\n",
-		statfs("/", &sf) == 0 ? (long)sf.f_blocks : -1L,
-		statfs("/tmp", &sf) == 0 ? (long)sf.f_blocks : -1L);
+	static const char *const dirs[] = {"/", "/tmp", "/work", "/dev/shm", NULL};
+	for (int i = 0; dirs[i]; i++) {
+		struct statfs sf;
+		fprintf(f, "== %s blocks %ld\n", dirs[i],
+			statfs(dirs[i], &sf) == 0 ? (long)sf.f_blocks : -1L);
+	}
+	/* The root is the job's to read only; its tmpfs dirs are writable. */
+	fprintf(f, "== root writable: %d, /work writable: %d\n", access("/", W_OK) == 0,
+		access("/work", W_OK) == 0);
 	fprintf(f, "== staging visible: %d\n", access("/.procview", F_OK) == 0);
 	return fclose(f) == 0 ? 0 : 7;
 }
@@ -212,25 +217,29 @@ START_TEST(test_prepared_is_whole)
 }
 END_TEST
 
-/* A job whose tree is not the template's (another uid) builds its own over
- * the prepared one: the same as its whole tree, with nothing of the
- * template's (its passwd names uid 60000). */
-START_TEST(test_other_tree_built_whole)
+/* The sizes are the job's, not the template's: a tree built whole from
+ * the template differs from the job's in exactly the sizes and texts the
+ * finished one took over (so the comparison above could fail). */
+START_TEST(test_prepared_takes_the_jobs_sizes)
 {
 	if (!run_as_root_or_skip(__func__))
 		return;
 	char root[] = "/tmp/sbx-mounts.XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	make_spec(&g_a, &g_ja, 60000, 8, 64, root, true, g_json_a);
-	make_spec(&g_b, &g_jb, 60001, 16, 128, root, false, g_json_a);
-	ck_assert(!mounts_same_tree(&g_a, &g_b));
-	char *whole = built(0), *over = built(2);
+	make_spec(&g_b, &g_jb, 60000, 64, 512, root, true, g_json_a);
+	char *tmpl = built(2), *prepared = built(1);
 	rmdir(root);
-	ck_assert_msg(strstr(over, "60000") == NULL, "the template's uid shows");
-	ck_assert_msg(strstr(whole, "== /sandboxd/job.json -1") != NULL, "a plain job's root");
-	same_text(over, whole);
-	free(whole);
-	free(over);
+	/* 8 MiB and 64 MiB in 4 KiB blocks. */
+	ck_assert_msg(strstr(tmpl, "== /tmp blocks 2048\n") != NULL, "the template's /tmp");
+	ck_assert_msg(strstr(prepared, "== /tmp blocks 16384\n") != NULL, "the job's /tmp");
+	ck_assert_msg(strstr(prepared, "== /work blocks 16384\n") != NULL, "the job's /work");
+	ck_assert_msg(strstr(prepared, "== /dev/shm blocks 16384\n") != NULL, "the job's /dev/shm");
+	ck_assert_msg(strstr(prepared, "MemTotal:         524288 kB") != NULL, "the job's meminfo");
+	ck_assert_msg(strstr(prepared, "== root writable: 0, /work writable: 1") != NULL,
+		      "a read-only root");
+	free(tmpl);
+	free(prepared);
 }
 END_TEST
 
@@ -240,7 +249,7 @@ static Suite *mounts_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_same_tree);
 	tcase_add_test(tc, test_prepared_is_whole);
-	tcase_add_test(tc, test_other_tree_built_whole);
+	tcase_add_test(tc, test_prepared_takes_the_jobs_sizes);
 	suite_add_tcase(s, tc);
 	return s;
 }
