@@ -75,6 +75,7 @@ struct cg_job {
 	 * pages and socket buffers together must stay within, and the socket
 	 * share of it (memory.kmem.tcp's limit); 0: not split. */
 	uint64_t v1_mem_total, v1_tcp_share;
+	bool low_weight; /* cg_job_background: its CPU weight the least until limited */
 };
 
 struct cg_stats {
@@ -135,6 +136,12 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 int cg_job_make(const struct cg_root *r, const char *name, struct cg_job *j, char *err,
 		size_t errlen);
 int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen);
+/* A cgroup made ahead, whose processes prepare a job that has not come
+ * yet: its CPU weight the least (v2 cpu.weight, v1 cpu.shares), so that
+ * work gives way to the jobs running meanwhile. cg_job_limit gives it the
+ * normal weight back before the job runs there. Best effort: without the
+ * cpu controller it keeps the normal weight. */
+void cg_job_background(struct cg_job *j);
 /* Moves pid into every hierarchy of the job. */
 int cg_job_attach(const struct cg_job *j, pid_t pid);
 /* CPU time so far (cheap: one small read), for enforcing cpu_ms from outside. */

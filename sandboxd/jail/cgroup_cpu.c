@@ -9,6 +9,12 @@
 
 #define CG_CPU_PERIOD_US 100000ull /* the kernel's default period */
 #define CG_CPU_MAX 1000000ull	   /* more CPUs than that: no cap */
+/* The least and the default CPU weights of a cgroup: v2 cpu.weight, v1
+ * cpu.shares. */
+#define CG_WEIGHT_V2_LOW "1"
+#define CG_WEIGHT_V2 "100"
+#define CG_WEIGHT_V1_LOW "2"
+#define CG_WEIGHT_V1 "1024"
 
 void cg_cpu_detect(struct cg_root *r)
 {
@@ -44,5 +50,33 @@ int cg_cpu_cap(const struct cg_root *r, const struct cg_job *j, uint64_t cpus, c
 	 * the daemon itself runs under then bounds the job already. */
 	if (cg_write(j->v1_cpu, "cpu.cfs_quota_us", quota, NULL, 0) < 0 && errno != EINVAL)
 		return cg_err(err, errlen, errno, "write %s/cpu.cfs_quota_us", j->v1_cpu);
+	return 0;
+}
+
+/* Where the job's CPU weight is written: v2 only with the cpu controller. */
+static int cg_cpu_weight(const struct cg_job *j, bool low)
+{
+	const struct cg_root *r = j->root;
+	if (r->version == CG_V2 && r->cpu_cap)
+		return cg_write(j->v2, "cpu.weight", low ? CG_WEIGHT_V2_LOW : CG_WEIGHT_V2, NULL,
+				0);
+	if (r->version == CG_V1 && j->v1_cpu[0])
+		return cg_write(j->v1_cpu, "cpu.shares", low ? CG_WEIGHT_V1_LOW : CG_WEIGHT_V1,
+				NULL, 0);
+	return -1;
+}
+
+void cg_job_background(struct cg_job *j)
+{
+	j->low_weight = cg_cpu_weight(j, true) == 0;
+}
+
+int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen)
+{
+	if (!j->low_weight)
+		return 0;
+	if (cg_cpu_weight(j, false) < 0)
+		return cg_err(err, errlen, errno, "cgroup %s: the normal CPU weight", j->name);
+	j->low_weight = false;
 	return 0;
 }

@@ -38,5 +38,7 @@ int cg_cpu_cap(const struct cg_root *r, const struct cg_job *j, uint64_t cpus, c
 	       size_t errlen);
 /* Sets r->cpu_cap from the files the jobs dir offers (after cg_setup). */
 void cg_cpu_detect(struct cg_root *r);
+/* The normal CPU weight back after cg_job_background (cg_job_limit). */
+int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen);
 
 #endif

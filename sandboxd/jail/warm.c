@@ -31,6 +31,12 @@
 
 #define WARM_STACK (256 * 1024)
 #define WARM_SETUP_MS 10000 /* the server's init building its tree */
+/* The nice value of a job's pid 1 and of the job forked ahead until the job
+ * comes: the next job is prepared while other slots' jobs run. */
+#define WARM_AHEAD_NICE 19
+/* How long a job waits for its job forked ahead to send its pidfd, which it
+ * does right after its fork (a copy of the server's page tables). */
+#define WARM_FORKED_MS 1000
 
 static void close_fd(int *fd)
 {
@@ -100,13 +106,18 @@ static int userns_handshake(struct warm_server *w, const struct jail_spec *s, ui
 	return 0;
 }
 
+void warm_init(struct warm_server *w)
+{
+	memset(w, 0, sizeof *w);
+	w->zpidfd = w->ctl = w->status_r = w->a_pidfd = w->a_ch = w->b_ch = w->b_pidfd = -1;
+	warm_net_init(&w->net);
+}
+
 int warm_start(struct warm_server *w, const struct jail_spec *s, const struct jail_cgroup *cg,
 	       uid_t server_uid, int lib_fd, char *err, size_t errlen)
 {
 	int sync[2] = {-1, -1}, status[2] = {-1, -1}, ctl[2] = {-1, -1}, spec_fd = -1, rc = -1;
-	memset(w, 0, sizeof *w);
-	w->zpidfd = w->ctl = w->status_r = w->a_pidfd = w->a_ch = -1;
-	warm_net_init(&w->net);
+	warm_init(w);
 	char *stack = NULL;
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
@@ -211,6 +222,11 @@ void warm_stop(struct warm_server *w)
 	w->ready = false;
 	w->a_pid = 0;
 	w->a_placed = false;
+	w->a_ahead = false;
+	w->a_broken = false;
+	close_fd(&w->b_pidfd);
+	close_fd(&w->b_ch);
+	w->b_pid = 0;
 	close_fd(&w->a_pidfd);
 	close_fd(&w->a_ch);
 	close_fd(&w->zpidfd);
@@ -232,22 +248,67 @@ int warm_prepare(struct warm_server *w, int ms)
 		return 0;
 	if (!w->ready || wait_readable(w, w->ctl, ms) < 0)
 		return -1;
-	int got[2] = {-1, -1};
+	int got[3] = {-1, -1, -1};
 	pid_t pid = -1;
-	/* It may have been made while the server still had the low priority
-	 * of its imports: the job inherits it from here. */
-	if (warm_msg_recv(w->ctl, WARM_SPAWNED, got, 2) != 2 || (pid = pidfd_pid(got[0])) <= 0 ||
-	    setpriority(PRIO_PROCESS, (id_t)pid, 0) < 0) {
+	/* The job it forks ahead inherits this: its tree and rehearsal give
+	 * way to running jobs (a slot's next job is prepared while the other
+	 * slots' jobs run). Both get the normal priority before the job
+	 * comes (warm_spawn). */
+	if (warm_msg_recv(w->ctl, WARM_SPAWNED, got, 3) != 3 || (pid = pidfd_pid(got[0])) <= 0 ||
+	    setpriority(PRIO_PROCESS, (id_t)pid, WARM_AHEAD_NICE) < 0) {
 		close_fd(&got[0]);
 		close_fd(&got[1]);
+		close_fd(&got[2]);
 		warm_stop(w); /* anything else here is a broken server */
 		return -1;
 	}
+	close_fd(&w->b_pidfd);
+	close_fd(&w->b_ch);
 	w->a_pidfd = got[0];
 	w->a_ch = got[1];
+	w->b_ch = got[2];
 	w->a_pid = pid;
 	w->a_placed = false;
+	w->a_ahead = false;
+	w->a_broken = false;
+	w->b_pid = 0;
 	return 0;
+}
+
+/* The job forked ahead's pidfd, which it sends right after its fork,
+ * waiting at most ms: 0, or -1 (not yet, or gone, or anything else sent:
+ * then no job goes there). */
+static int take_forked(struct warm_server *w, int ms)
+{
+	if (w->b_pidfd >= 0)
+		return 0;
+	if (wait_readable(w, w->b_ch, ms) < 0)
+		return -1;
+	int fd = -1;
+	pid_t pid = -1;
+	if (warm_msg_recv(w->b_ch, WARM_FORKED_AHEAD, &fd, 1) != 1 || (pid = pidfd_pid(fd)) <= 0) {
+		if (fd >= 0)
+			close(fd);
+		w->a_broken = true;
+		return -1;
+	}
+	w->b_pidfd = fd;
+	w->b_pid = pid;
+	return 0;
+}
+
+bool warm_ahead(struct warm_server *w)
+{
+	if (w->a_pid <= 0 || !w->a_placed || w->a_broken)
+		return false;
+	if (w->a_ahead)
+		return true;
+	/* Messages from the server's code in the job forked ahead (no job's
+	 * code has run there); anything but "ready" is only not ready. */
+	char b;
+	if (take_forked(w, 0) == 0 && recv(w->b_ch, &b, 1, MSG_DONTWAIT) == 1 && b == WARM_AHEAD[0])
+		w->a_ahead = true;
+	return w->a_ahead;
 }
 
 int warm_place(struct warm_server *w)
@@ -271,7 +332,17 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 	if (w->net.ns >= 0 && !w->net.lent)
 		v[WJ_NET] = w->net.ns;
 	struct pollfd dead = {.fd = w->a_pidfd, .events = POLLIN};
-	if (w->a_pid <= 0 || poll(&dead, 1, 0) != 0 || warm_place(w) < 0 ||
+	if (w->a_pid <= 0 || w->a_broken || poll(&dead, 1, 0) != 0 || warm_place(w) < 0)
+		return -1;
+	/* The normal priority for both before the job (they prepared at
+	 * WARM_AHEAD_NICE): a cold job's init and payload have it too. Its
+	 * pid is its own while it lives (its pid 1, alive, reaps it only
+	 * once it is the reaper). */
+	if (take_forked(w, WARM_FORKED_MS) < 0)
+		return -1;
+	struct pollfd b_dead = {.fd = w->b_pidfd, .events = POLLIN};
+	if (poll(&b_dead, 1, 0) != 0 || setpriority(PRIO_PROCESS, (id_t)w->b_pid, 0) < 0 ||
+	    setpriority(PRIO_PROCESS, (id_t)w->a_pid, 0) < 0 ||
 	    warm_msg_send(w->a_ch, WARM_JOB, v, n) < 0)
 		return -1;
 	/* The message stays queued for that pid 1 alone. */
@@ -282,6 +353,10 @@ int warm_spawn(struct warm_server *w, const int *fds, int n, int *pidfd, pid_t *
 	w->a_pidfd = -1;
 	w->a_pid = 0;
 	w->a_placed = false;
+	w->a_ahead = false;
+	close_fd(&w->b_pidfd);
+	close_fd(&w->b_ch);
+	w->b_pid = 0;
 	w->jobs++;
 	return 0;
 }

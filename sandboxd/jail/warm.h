@@ -26,6 +26,13 @@ struct warm_server {
 	int a_pidfd, a_ch;
 	pid_t a_pid;
 	bool a_placed; /* told so: it forked the job ahead (warm_place) */
+	bool a_ahead;  /* the job forked ahead said it is ready (warm_ahead) */
+	/* That job's socket (WARM_AHEAD), and its pidfd and pid once it sent
+	 * them (right after its fork): it runs at low priority until the
+	 * daemon gives it its job. */
+	int b_ch, b_pidfd;
+	pid_t b_pid;
+	bool a_broken; /* it sent anything else: no job goes there */
 	unsigned jobs; /* forked from it so far */
 	/* The network namespace its jobs join, one at a time (warm_net.h);
 	 * the caller makes it and checks it after each job. */
@@ -33,6 +40,8 @@ struct warm_server {
 	uint64_t started_ns;
 };
 
+/* No server: every descriptor -1 (0 is one). */
+void warm_init(struct warm_server *w);
 /* Starts a server from a spec with zygote set: clones its init into fresh
  * namespaces, attaches it to cg (NULL: none), writes the id maps of its
  * user namespace (uid 0 inside = server_uid; the spec's job uid to itself)
@@ -54,6 +63,9 @@ int warm_prepare(struct warm_server *w, int ms);
  * are none): it forks the job ahead, which waits for its descriptors, so
  * the fork is not on the job's path. -1: no pid 1, or it is gone. */
 int warm_place(struct warm_server *w);
+/* Without blocking: true once the job the prepared pid 1 forked ahead said
+ * it waits for its job (its tree built, its rehearsal done). */
+bool warm_ahead(struct warm_server *w);
 /* Hands the prepared pid 1 a job's descriptors (WJ_* of warm_msg.h, n of
  * them; WJ_NET becomes the pooled network namespace when there is one),
  * placing it first if that was not done; they go on to the job, which

@@ -51,7 +51,8 @@ enum { CTL_FD = 3, INIT_FD = 5, SPEC_FD = 6 };
 static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
 static int g_nfds;
-static int g_bc = -1; /* in the job, before its descriptors: from its pid 1 */
+static int g_bc = -1;	 /* in the job, before its descriptors: from its pid 1 */
+static int g_ahead = -1; /* in the job forked ahead: its pid 1's socket, for WARM_AHEAD */
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
 /* The tree every job of this server gets, but for what is one job's
@@ -149,16 +150,20 @@ static int a_main(void *arg)
 	 * the daemon sent to an earlier pid 1 that was killed before reading
 	 * it (a cancelled job) must not reach this one, which the daemon has
 	 * not yet put into a job cgroup. */
-	int ch[2] = {-1, -1}, bc[2] = {-1, -1};
+	int ch[2] = {-1, -1}, bc[2] = {-1, -1}, ah[2] = {-1, -1};
 	int pf = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (pf < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, bc) < 0)
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, bc) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ah) < 0)
 		goto fail;
-	int sent[2] = {pf, ch[1]};
-	if (warm_msg_send(CTL_FD, WARM_SPAWNED, sent, 2) < 0)
+	/* ah: the job forked ahead's own way to the daemon (WARM_AHEAD), apart
+	 * from ch, so that what it sends never lingers on the job's channel. */
+	int sent[3] = {pf, ch[1], ah[1]};
+	if (warm_msg_send(CTL_FD, WARM_SPAWNED, sent, 3) < 0)
 		goto fail;
 	close(pf);
 	close(ch[1]);
+	close(ah[1]);
 	/* In the job's cgroup now: the job is forked at once, before its
 	 * descriptors come, so the fork and what the interpreter does after
 	 * it are not on the job's path. It waits on bc for them. */
@@ -175,12 +180,21 @@ static int a_main(void *arg)
 		 * there dies with it. */
 		close(ch[0]);
 		close(bc[0]);
+		g_ahead = ah[0];
+		/* Its pidfd to the daemon, which made its pid 1 (and so it)
+		 * low priority while it prepares, and gives it the normal one
+		 * before its job (warm.c). Without it, no job is sent here. */
+		int me = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		if (me < 0 || warm_msg_send(g_ahead, WARM_FORKED_AHEAD, &me, 1) < 0)
+			_exit(0);
+		close(me);
 		g_bc = bc[1];
 		longjmp(g_jb, 1);
 	}
 	if (job < 0)
 		goto fail;
 	close(bc[1]);
+	close(ah[0]);
 	if (a_await(ch[0]) < 0)
 		goto fail;
 	g_nfds = warm_msg_recv(ch[0], WARM_JOB, g_fds, WJ_COUNT);
@@ -345,6 +359,12 @@ static void job_wait(void)
 		g_early_errno = errno;
 		g_early_step = "capability bounding set";
 	}
+	/* Ready: the daemon may now prefer this slot for a job (runq.h).
+	 * Not said when the job came already; never blocks. */
+	if (g_ahead >= 0 && !warmfork_waiting())
+		(void)send(g_ahead, WARM_AHEAD, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(g_ahead);
+	g_ahead = -1;
 	g_nfds = warm_msg_recv(g_bc, WARM_JOB, g_fds, WJ_COUNT);
 	/* Kept above the numbers place_fds clears until the layers are
 	 * applied: then it tells the job that its pid 1 has exec'd the

@@ -5,8 +5,10 @@
 #define SBX_WARM_MSG_H
 
 #define WARM_READY "R" /* server -> daemon, once: imports done */
-/* The next job's pid 1 -> daemon, on the server's channel: its pidfd, and
- * one end of a socket of its own, on which alone its job is sent. */
+/* The next job's pid 1 -> daemon, on the server's channel: its pidfd, one
+ * end of a socket of its own, on which alone its job is sent, and one end
+ * of a socket on which the job it forks ahead reports (WARM_FORKED_AHEAD,
+ * WARM_AHEAD). */
 #define WARM_SPAWNED "S"
 /* daemon -> that pid 1, on its own socket: it is in the job's cgroup now
  * (or there are none), so it forks the job, which waits for its
@@ -15,6 +17,12 @@
 /* daemon -> that pid 1, after WARM_PLACED: a job's descriptors (WJ_*), which
  * it hands on to the job */
 #define WARM_JOB "J"
+/* The job forked ahead -> daemon, on its own socket (WARM_SPAWNED's third):
+ * first, at once, its pidfd (the daemon gives it the normal priority
+ * before its job); then, once its tree is built and its rehearsal done,
+ * that it waits for its descriptors. It closes the socket then. */
+#define WARM_FORKED_AHEAD "F"
+#define WARM_AHEAD "A"
 #define WARM_DONE "D" /* (tests) */
 
 /* A job's descriptors, in this order; the last two only for test runs. */

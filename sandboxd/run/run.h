@@ -24,6 +24,10 @@ json_t *run_request(const struct config *cfg, int slot, const struct job *j);
 int run_warm_init(const struct config *cfg);
 void run_warm_start(const struct config *cfg, int slot);
 bool run_warm_pending(const struct config *cfg, int slot);
+/* Whether the slot could start a job at once: each of its ready servers has
+ * a job forked ahead that said it waits (or took longer than it should);
+ * always true on the cold path. */
+bool run_warm_ahead(const struct config *cfg, int slot);
 void run_warm_poll(const struct config *cfg, int slot);
 void run_warm_stop(int slot);
 long run_warm_ready(long *rss_kb, long *kept);

@@ -52,6 +52,7 @@ struct slot_server {
 	 * while the slot is idle; the run that takes the server takes it). */
 	struct cg_job acg;
 	bool have_acg;
+	uint64_t placed_ns; /* when its next job's pid 1 was told to fork it ahead */
 	/* A preloaded server is started once the slot's light ones are ready:
 	 * a daemon serves at once, and its first cold jobs do not compete
 	 * with every server's imports at the same time. */
@@ -68,6 +69,9 @@ static int g_nslots;
 static _Atomic long (*g_rss)[WK_COUNT];
 
 #define WARM_NEXT_MS 200 /* how long a job waits for its server's next pid 1 */
+/* How long after its pid 1 was placed a job forked ahead may take to say
+ * it is ready before its slot counts as ready anyway (run_warm_ahead). */
+#define WARM_AHEAD_MS 50
 
 /* How many servers the workers keep (ping: warm_servers). */
 static _Atomic long g_kept;
@@ -88,12 +92,9 @@ int run_warm_init(const struct config *cfg)
 	g_rss = calloc((size_t)g_nslots, sizeof *g_rss);
 	if (!g_slots || !g_rss)
 		return -1;
-	/* No server yet: no descriptor (0 is one). */
 	for (int i = 0; i < g_nslots; i++)
 		for (int k = 0; k < WK_COUNT; k++) {
-			g_slots[i][k].w = (struct warm_server){
-			    .zpidfd = -1, .ctl = -1, .status_r = -1, .a_pidfd = -1, .a_ch = -1};
-			warm_net_init(&g_slots[i][k].w.net);
+			warm_init(&g_slots[i][k].w);
 			atomic_store(&g_rss[i][k], -1);
 		}
 	return 0;
@@ -257,12 +258,17 @@ static void prepare_next(const struct config *cfg, int slot, int kind, struct sl
 			server_stop(ss);
 			return;
 		}
+		/* The job forked ahead there prepares while other slots' jobs
+		 * run: at the least CPU weight until its job comes. */
+		cg_job_background(&ss->acg);
 		ss->have_acg = true;
 	}
 	if (warm_place(&ss->w) < 0) {
 		log_msg("fork server %d/%d: the next job's pid 1 is gone", slot, kind);
 		server_stop(ss);
+		return;
 	}
+	ss->placed_ns = clock_mono_ns();
 }
 
 /* The server's pooled network namespace, made while the slot is idle
@@ -297,6 +303,23 @@ bool run_warm_pending(const struct config *cfg, int slot)
 			return true;
 	}
 	return false;
+}
+
+bool run_warm_ahead(const struct config *cfg, int slot)
+{
+	uint64_t now = clock_mono_ns();
+	for (int k = 0; !cfg->cold && slot < g_nslots && k < WK_COUNT; k++) {
+		struct slot_server *ss = &g_slots[slot][k];
+		if (ss->w.zpid <= 0 || !ss->w.ready || warm_ahead(&ss->w))
+			continue;
+		/* Its next job's pid 1 not yet taken, or its job forked ahead
+		 * still preparing: a few ms after each job. One that takes
+		 * longer (a loaded machine) no longer holds the slot back. */
+		if (ss->w.a_pid <= 0 || !ss->w.a_placed ||
+		    now - ss->placed_ns < (uint64_t)WARM_AHEAD_MS * 1000000u)
+			return false;
+	}
+	return true;
 }
 
 void run_warm_poll(const struct config *cfg, int slot)

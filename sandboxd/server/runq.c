@@ -42,6 +42,9 @@ struct runq {
 	struct runq_limits lim;
 	long admitted_mb;
 	uint64_t picks;
+	/* Workers waiting in runq_pop_until that said they are ready (their
+	 * job forked ahead waits): a worker that is not leaves them the job. */
+	size_t ready_waiting;
 	bool shutdown;
 };
 
@@ -267,10 +270,10 @@ int runq_push(struct runq *q, struct job *j)
 struct job *runq_pop(struct runq *q)
 {
 	bool timed_out;
-	return runq_pop_until(q, -1, &timed_out);
+	return runq_pop_until(q, -1, true, &timed_out);
 }
 
-struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out)
+struct job *runq_pop_until(struct runq *q, int ms, bool ready, bool *timed_out)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -283,10 +286,12 @@ struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out)
 	*timed_out = false;
 	pthread_mutex_lock(&q->mu);
 	struct job *j = NULL;
+	if (ready)
+		q->ready_waiting++;
 	while (!q->shutdown) {
 		if (!q->picked && q->active)
 			q->picked = runq_pick(q);
-		if (q->picked && runq_fits(q, q->picked)) {
+		if (q->picked && runq_fits(q, q->picked) && (ready || q->ready_waiting == 0)) {
 			j = q->picked;
 			q->picked = NULL;
 			j->peer->queued--;
@@ -309,6 +314,8 @@ struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out)
 			break;
 		}
 	}
+	if (ready)
+		q->ready_waiting--;
 	pthread_mutex_unlock(&q->mu);
 	return j;
 }

@@ -61,8 +61,11 @@ int runq_push(struct runq *q, struct job *j);
 /* Blocks for the next job (now counted as running); NULL after shutdown. */
 struct job *runq_pop(struct runq *q);
 /* The same, waiting at most ms (< 0: no bound): NULL with *timed_out set
- * when none came in time, so a worker can look after its slot meanwhile. */
-struct job *runq_pop_until(struct runq *q, int ms, bool *timed_out);
+ * when none came in time, so a worker can look after its slot meanwhile.
+ * ready: the worker could start the job at once (its job forked ahead is
+ * waiting); one that is not takes a job only while no ready worker
+ * waits, so jobs sent back to back go to a slot that is ready for them. */
+struct job *runq_pop_until(struct runq *q, int ms, bool ready, bool *timed_out);
 /* The worker finished j: it leaves the running set and gives back its
  * memory; the caller frees it. */
 void runq_done(struct runq *q, struct job *j);

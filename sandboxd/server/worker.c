@@ -111,15 +111,34 @@ static void run_job(struct worker *w, struct job *j)
  * WORKER_NICE, above every ordinary process, and SCHED_RESET_ON_FORK gives
  * whatever it starts (jails, fork servers, probes) the normal priority. */
 #define WORKER_NICE (-10)
+/* Between jobs it looks after its slot: the next job's cgroup, pid 1 and
+ * network namespace, the last job's cgroup removed. That work is for a
+ * later job, and at WORKER_NICE it would take the CPU from the jobs other
+ * slots run meanwhile (a client's next job goes to another, ready slot):
+ * so it is done at WORKER_IDLE_NICE. */
+#define WORKER_IDLE_NICE 19
+static _Thread_local bool g_renice = true; /* cleared when a change of priority failed */
+
+static void worker_nice(int slot, int nice)
+{
+	if (g_renice && setpriority(PRIO_PROCESS, (id_t)gettid(), nice) < 0) {
+		log_msg("worker slot %d: nice %d: %s; it keeps its priority", slot, nice,
+			strerror(errno));
+		g_renice = false;
+	}
+}
+
 static void worker_priority(int slot)
 {
 	struct sched_param p = {.sched_priority = 0};
 	if (sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &p) < 0)
 		log_msg("worker slot %d: SCHED_RESET_ON_FORK: %s; it keeps the normal priority",
 			slot, strerror(errno));
-	else if (setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE) < 0)
-		log_msg("worker slot %d: nice %d: %s", slot, WORKER_NICE, strerror(errno));
+	else
+		worker_nice(slot, WORKER_NICE);
 }
+
+#define AHEAD_POLL_MS 1
 
 static void *worker_main(void *arg)
 {
@@ -136,7 +155,13 @@ static void *worker_main(void *arg)
 		 * first time it finds no job waiting: no job waits for that. */
 		bool timed_out;
 		int wait_ms = !probed ? 0 : run_warm_pending(g_cfg, w->slot) ? 20 : -1;
-		j = runq_pop_until(g_q, wait_ms, &timed_out);
+		/* A slot whose next jobs are still being forked ahead (a few
+		 * ms after each job) leaves a job to a slot that is ready, and
+		 * looks again every AHEAD_POLL_MS. */
+		bool ahead = run_warm_ahead(g_cfg, w->slot);
+		if (!ahead && (wait_ms < 0 || wait_ms > AHEAD_POLL_MS))
+			wait_ms = AHEAD_POLL_MS;
+		j = runq_pop_until(g_q, wait_ms, ahead, &timed_out);
 		if (!j && timed_out) {
 			if (!probed) {
 				run_probe(g_cfg, w->slot);
@@ -156,8 +181,10 @@ static void *worker_main(void *arg)
 		/* After the answer: the fork servers' next jobs' pid 1s into their
 		 * cgroups first (each then forks its job ahead, beside what
 		 * follows), then the last job's cgroup out of the way. */
+		worker_nice(w->slot, WORKER_IDLE_NICE);
 		run_warm_poll(g_cfg, w->slot);
 		run_idle(g_cfg, w->slot);
+		worker_nice(w->slot, WORKER_NICE);
 	}
 	run_warm_stop(w->slot);
 	run_cgpool_drop(w->slot);

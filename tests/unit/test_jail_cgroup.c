@@ -318,6 +318,52 @@ START_TEST(test_job_create_cpu_cap)
 }
 END_TEST
 
+/* A cgroup made ahead for a job forked ahead takes the least CPU weight
+ * until the job's limits are written, which give it the normal weight
+ * back; without the cpu controller nothing is written. */
+START_TEST(test_job_background_weight)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j;
+	struct cg_limits two = {64ull << 20, 8, 2};
+	set(t, new_tree());
+	setup_v2(t, &r);
+	ck_assert_msg(cg_job_make(&r, "job-w", &j, err, sizeof err) == 0, "%s", err);
+	cg_job_background(&j);
+	ck_assert(j.low_weight);
+	ck_assert_str_eq(get(P("%s/cpu.weight", j.v2)), "1");
+	ck_assert_msg(cg_job_limit(&j, &two, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/cpu.weight", j.v2)), "100");
+	ck_assert(!j.low_weight);
+
+	/* A job cgroup never put in the background keeps what it has. */
+	ck_assert_msg(cg_job_make(&r, "job-x", &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(cg_job_limit(&j, &two, err, sizeof err) == 0, "%s", err);
+	ck_assert(!exists(P("%s/cpu.weight", j.v2)));
+
+	set(t, new_tree());
+	fake_v2(t, false);
+	detect_ok(&r, MI_V2, SELF_V2, t);
+	ck_assert_msg(cg_setup(&r, err, sizeof err) == 0, "cg_setup: %s", err);
+	ck_assert_msg(cg_job_make(&r, "job-n", &j, err, sizeof err) == 0, "%s", err);
+	cg_job_background(&j);
+	ck_assert(!j.low_weight);
+	ck_assert(!exists(P("%s/cpu.weight", j.v2)));
+
+	set(t, new_tree());
+	mkdirs(P("%s/sys/fs/cgroup/cpu/sandboxd", t));
+	put(P("%s/sys/fs/cgroup/cpu/sandboxd/cpu.cfs_quota_us", t), "-1\n");
+	setup_v1(t, &r, false);
+	ck_assert_msg(cg_job_make(&r, "job-1", &j, err, sizeof err) == 0, "%s", err);
+	cg_job_background(&j);
+	ck_assert_str_eq(get(P("%s/cpu.shares", j.v1_cpu)), "2");
+	ck_assert_msg(cg_job_limit(&j, &two, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/cpu.shares", j.v1_cpu)), "1024");
+	ck_assert_int_eq(cg_job_destroy(&j), 0);
+}
+END_TEST
+
 START_TEST(test_job_create_bad_args)
 {
 	char t[PATH_MAX];
@@ -635,6 +681,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_job_create_v1);
 	tcase_add_test(tc, test_job_create_v1_tcp);
 	tcase_add_test(tc, test_job_create_cpu_cap);
+	tcase_add_test(tc, test_job_background_weight);
 	tcase_add_test(tc, test_job_create_bad_args);
 	tcase_add_test(tc, test_job_create_unwritable);
 	tcase_add_test(tc, test_attach_nprocs_fake);

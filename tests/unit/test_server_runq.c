@@ -218,6 +218,9 @@ END_TEST
 
 struct popper {
 	struct runq *q;
+	int ms;	    /* runq_pop_until's bound (-1: none) */
+	bool ready; /* whether it says it could start a job at once */
+	bool timed_out;
 	struct job *got;
 	volatile int done;
 	pthread_t tid;
@@ -226,16 +229,23 @@ struct popper {
 static void *popper_main(void *arg)
 {
 	struct popper *p = arg;
-	p->got = runq_pop(p->q);
+	p->got = runq_pop_until(p->q, p->ms, p->ready, &p->timed_out);
 	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
-static void popper_start(struct popper *p, struct runq *q)
+static void popper_start_as(struct popper *p, struct runq *q, int ms, bool ready)
 {
 	memset(p, 0, sizeof *p);
 	p->q = q;
+	p->ms = ms;
+	p->ready = ready;
 	ck_assert_int_eq(pthread_create(&p->tid, NULL, popper_main, p), 0);
+}
+
+static void popper_start(struct popper *p, struct runq *q)
+{
+	popper_start_as(p, q, -1, true);
 }
 
 static bool popper_done_within(struct popper *p, int ms)
@@ -379,6 +389,38 @@ START_TEST(test_shutdown_tells_everyone)
 }
 END_TEST
 
+/* A worker whose slot is not ready (its next job still being forked ahead)
+ * leaves a job to a ready one that waits, and takes it when none does. */
+START_TEST(test_ready_worker_first)
+{
+	struct runq *q = mkq(100, 0, 0);
+	struct popper ready, busy;
+	popper_start_as(&busy, q, 600, false);
+	popper_start_as(&ready, q, -1, true);
+	usleep(100000); /* both waiting */
+	push_ok(q, 1, 1000, NULL, 1, "a");
+	ck_assert(popper_done_within(&ready, 5000));
+	pthread_join(ready.tid, NULL);
+	ck_assert_ptr_nonnull(ready.got);
+	ck_assert_str_eq(ready.got->req.id, "a");
+	/* The one not ready saw the job and left it: it timed out empty. */
+	ck_assert(popper_done_within(&busy, 5000));
+	pthread_join(busy.tid, NULL);
+	ck_assert_ptr_null(busy.got);
+	ck_assert(busy.timed_out);
+	finish(q, ready.got);
+	/* With no ready worker waiting, one that is not ready takes it. */
+	push_ok(q, 1, 1000, NULL, 1, "b");
+	bool timed_out = true;
+	struct job *j = runq_pop_until(q, 1000, false, &timed_out);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(j->req.id, "b");
+	ck_assert(!timed_out);
+	finish(q, j);
+	runq_free(q);
+}
+END_TEST
+
 /* A job of this many request bytes for conn (uid 1000). */
 static int push_bytes(struct runq *q, uint64_t conn, size_t bytes, const char *id)
 {
@@ -438,6 +480,7 @@ static Suite *runq_suite(void)
 	tcase_add_test(t, test_cancel_conn_everywhere);
 	tcase_add_test(t, test_shutdown_tells_everyone);
 	tcase_add_test(t, test_waiting_bytes_bounded);
+	tcase_add_test(t, test_ready_worker_first);
 	return s;
 }
 

@@ -27,6 +27,10 @@ def show(tag):
         print(tag, "rlimit", name, resource.getrlimit(getattr(resource, name)))
     print(tag, "hostname:", socket.gethostname(), os.uname().nodename)
     print(tag, "nice:", os.nice(0), os.getpriority(os.PRIO_PROCESS, 0))
+    # pid 1 (the job's init, or a warm job's reaper) and this process were
+    # prepared at a low priority on the warm path before the job came.
+    with open("/proc/1/stat") as f:
+        print(tag, "pid 1 nice:", f.read().rsplit(")", 1)[1].split()[16])
     print(tag, "sched:", os.sched_getscheduler(0), sorted(os.sched_getaffinity(0)))
     with open("/proc/self/mountinfo") as f:
         for line in f:
