@@ -455,8 +455,6 @@ int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t 
 {
 	if (!l || l->memory_bytes == 0 || l->pids == 0)
 		return cg_err(err, errlen, EINVAL, "job %s: zero memory or pids limit", j->name);
-	if (cg_cpu_foreground(j, err, errlen) < 0)
-		return -1;
 	return cg_set_limits(j->root, j, l, err, errlen);
 }
 

@@ -16,43 +16,6 @@
 #define CG_WEIGHT_V1_LOW "2"
 #define CG_WEIGHT_V1 "1024"
 
-void cg_cpu_detect(struct cg_root *r)
-{
-	char buf[CG_SMALL];
-	r->cpu_cap = false;
-	if (r->version == CG_V2)
-		/* The job cgroups have cpu.max when the jobs dir hands on cpu
-		 * (cg_setup enables it only where the parent offers it). A fake
-		 * tree keeps what was written ("+cpu"), a real one "cpu". */
-		r->cpu_cap = cg_read(r->v2_jobs, "cgroup.subtree_control", buf, sizeof buf) >= 0 &&
-			     (cg_has_token(buf, "cpu") || cg_has_token(buf, "+cpu"));
-	else if (r->version == CG_V1)
-		r->cpu_cap = r->v1_cpu[0] && cg_exists(r->v1_cpu, "cpu.cfs_quota_us");
-}
-
-int cg_cpu_cap(const struct cg_root *r, const struct cg_job *j, uint64_t cpus, char *err,
-	       size_t errlen)
-{
-	char quota[48], period[24];
-	if (!r->cpu_cap || cpus == 0 || cpus > CG_CPU_MAX)
-		return 0;
-	snprintf(quota, sizeof quota, "%llu", (unsigned long long)(cpus * CG_CPU_PERIOD_US));
-	snprintf(period, sizeof period, "%llu", CG_CPU_PERIOD_US);
-	if (r->version == CG_V2) {
-		char both[72];
-		snprintf(both, sizeof both, "%s %s", quota, period);
-		return cg_write(j->v2, "cpu.max", both, err, errlen);
-	}
-	/* The period first: the kernel checks the quota against it. */
-	if (cg_write(j->v1_cpu, "cpu.cfs_period_us", period, err, errlen) < 0)
-		return -1;
-	/* v1 refuses (EINVAL) a quota above an ancestor's: the smaller cap
-	 * the daemon itself runs under then bounds the job already. */
-	if (cg_write(j->v1_cpu, "cpu.cfs_quota_us", quota, NULL, 0) < 0 && errno != EINVAL)
-		return cg_err(err, errlen, errno, "write %s/cpu.cfs_quota_us", j->v1_cpu);
-	return 0;
-}
-
 /* Where the job's CPU weight is written: v2 only with the cpu controller. */
 static int cg_cpu_weight(const struct cg_job *j, bool low)
 {
@@ -71,12 +34,52 @@ void cg_job_background(struct cg_job *j)
 	j->low_weight = cg_cpu_weight(j, true) == 0;
 }
 
-int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen)
+/* The normal CPU weight back after cg_job_background. */
+static int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen)
 {
 	if (!j->low_weight)
 		return 0;
 	if (cg_cpu_weight(j, false) < 0)
 		return cg_err(err, errlen, errno, "cgroup %s: the normal CPU weight", j->name);
 	j->low_weight = false;
+	return 0;
+}
+
+void cg_cpu_detect(struct cg_root *r)
+{
+	char buf[CG_SMALL];
+	r->cpu_cap = false;
+	if (r->version == CG_V2)
+		/* The job cgroups have cpu.max when the jobs dir hands on cpu
+		 * (cg_setup enables it only where the parent offers it). A fake
+		 * tree keeps what was written ("+cpu"), a real one "cpu". */
+		r->cpu_cap = cg_read(r->v2_jobs, "cgroup.subtree_control", buf, sizeof buf) >= 0 &&
+			     (cg_has_token(buf, "cpu") || cg_has_token(buf, "+cpu"));
+	else if (r->version == CG_V1)
+		r->cpu_cap = r->v1_cpu[0] && cg_exists(r->v1_cpu, "cpu.cfs_quota_us");
+}
+
+int cg_cpu_cap(const struct cg_root *r, struct cg_job *j, uint64_t cpus, char *err, size_t errlen)
+{
+	char quota[48], period[24];
+	/* Before its limits, a cgroup made ahead gets its normal weight. */
+	if (cg_cpu_foreground(j, err, errlen) < 0)
+		return -1;
+	if (!r->cpu_cap || cpus == 0 || cpus > CG_CPU_MAX)
+		return 0;
+	snprintf(quota, sizeof quota, "%llu", (unsigned long long)(cpus * CG_CPU_PERIOD_US));
+	snprintf(period, sizeof period, "%llu", CG_CPU_PERIOD_US);
+	if (r->version == CG_V2) {
+		char both[72];
+		snprintf(both, sizeof both, "%s %s", quota, period);
+		return cg_write(j->v2, "cpu.max", both, err, errlen);
+	}
+	/* The period first: the kernel checks the quota against it. */
+	if (cg_write(j->v1_cpu, "cpu.cfs_period_us", period, err, errlen) < 0)
+		return -1;
+	/* v1 refuses (EINVAL) a quota above an ancestor's: the smaller cap
+	 * the daemon itself runs under then bounds the job already. */
+	if (cg_write(j->v1_cpu, "cpu.cfs_quota_us", quota, NULL, 0) < 0 && errno != EINVAL)
+		return cg_err(err, errlen, errno, "write %s/cpu.cfs_quota_us", j->v1_cpu);
 	return 0;
 }

@@ -34,11 +34,8 @@ int cg_mkpath(const char *from, const char *path, const char *ctl, char *err, si
 
 /* cgroup_cpu.c: the job's CPU bandwidth cap (cpus CPUs per period), when
  * r->cpu_cap; else nothing. */
-int cg_cpu_cap(const struct cg_root *r, const struct cg_job *j, uint64_t cpus, char *err,
-	       size_t errlen);
+int cg_cpu_cap(const struct cg_root *r, struct cg_job *j, uint64_t cpus, char *err, size_t errlen);
 /* Sets r->cpu_cap from the files the jobs dir offers (after cg_setup). */
 void cg_cpu_detect(struct cg_root *r);
-/* The normal CPU weight back after cg_job_background (cg_job_limit). */
-int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen);
 
 #endif

@@ -5,7 +5,6 @@
  * and the first thing it does is execve sandboxd-init: the layers run in a
  * process that holds no other job's data (jail_child.c, sandboxd/init/). */
 #include "sandboxd/jail/jail.h"
-#include "sandboxd/jail/mounts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,8 +47,8 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 	/* In peer mode the candidate owns /work: it runs the user's code and
 	 * writes the files; the grader reads only the read-only root. */
 	s->peer = job->peer_args != NULL;
-	mounts_tmpfs_opts(s, lim->tmpfs_mb, s->peer ? job->peer_uid : uid,
-			  s->peer ? job->peer_gid : gid);
+	jail_spec_tmpfs_opts(s, lim->tmpfs_mb, s->peer ? job->peer_uid : uid,
+			     s->peer ? job->peer_gid : gid);
 	snprintf(s->passwd, sizeof s->passwd,
 		 "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%u:%u:sandbox:/tmp:/usr/sbin/"
 		 "nologin\n",

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -175,6 +176,20 @@ struct jail_cgroup {
 	 * again sooner), 0 when not, -1 when it cannot tell (not asked again). */
 	int (*over_memory)(void *ctx);
 };
+
+/* The tmpfs options of a job's /dev/shm and /tmp (mb each) and of its
+ * /work (mb, owned by work_uid:work_gid, mode 0700). Inline: the daemon
+ * (jail_spec_init) and a fork server's jobs (warm_fork.c, their tree built
+ * ahead) write them alike, and the daemon links no mount layer. */
+static inline void jail_spec_tmpfs_opts(struct jail_spec *s, long mb, uid_t work_uid,
+					gid_t work_gid)
+{
+	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
+	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777", mb);
+	snprintf(s->work_opts, sizeof s->work_opts,
+		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", mb, (unsigned)work_uid,
+		 (unsigned)work_gid);
+}
 
 int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, gid_t gid,
 		   const char *root_dir, bool use_cgroup);

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/mount.h>
@@ -339,15 +338,6 @@ bool mounts_same_tree(const struct jail_spec *a, const struct jail_spec *b)
 			return false;
 	return !a->runner || (a->runner_len == b->runner_len &&
 			      memcmp(a->runner_src, b->runner_src, a->runner_len) == 0);
-}
-
-void mounts_tmpfs_opts(struct jail_spec *s, long mb, uid_t work_uid, gid_t work_gid)
-{
-	/* Inodes are bounded too, so a job cannot exhaust them with empty files. */
-	snprintf(s->tmpfs_opts, sizeof s->tmpfs_opts, "size=%ldm,nr_inodes=16384,mode=1777", mb);
-	snprintf(s->work_opts, sizeof s->work_opts,
-		 "size=%ldm,nr_inodes=16384,mode=0700,uid=%u,gid=%u", mb, (unsigned)work_uid,
-		 (unsigned)work_gid);
 }
 
 int mounts_apply(const struct jail_spec *s)

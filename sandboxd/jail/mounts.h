@@ -8,11 +8,6 @@
 
 struct jail_spec;
 
-#include <sys/types.h>
-
-/* The tmpfs options of a job's /dev/shm and /tmp (mb each) and of its
- * /work (mb, owned by work_uid:work_gid, mode 0700). */
-void mounts_tmpfs_opts(struct jail_spec *s, long mb, uid_t work_uid, gid_t work_gid);
 int mounts_apply(const struct jail_spec *s);
 /* mounts_apply in two steps. mounts_prepare builds the whole tree, with
  * the sizes and what mounts_same_tree compares of s (read-only binds,

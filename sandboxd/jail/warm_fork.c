@@ -88,7 +88,7 @@ static void load_template(int runner)
 	 * job's uid's (the uid its /etc/passwd names, mounts_same_tree) and
 	 * of its tmpfs size, the profile's default unless the job asks for
 	 * another (then a remount, mounts_finish). */
-	mounts_tmpfs_opts(&g_tmpl, g_tmpl.lim.tmpfs_mb, g_tmpl.uid, g_tmpl.gid);
+	jail_spec_tmpfs_opts(&g_tmpl, g_tmpl.lim.tmpfs_mb, g_tmpl.uid, g_tmpl.gid);
 	g_have_tmpl = true;
 }
 
