@@ -56,9 +56,9 @@ elif [ "$VM_SUITES" = none ]; then
 fi
 
 # Guest-side packages: what the daemon, the client and the test binaries
-# link against (libssl3: libcrypto, for sbx eval's SHA-256), and the
+# link against (libmd0, for sbx eval's SHA-256), and the
 # interpreter the jail runs.
-ROOT_PKGS="python3 libjansson4 libseccomp2 libcap2 libsubunit0 zlib1g libssl3"
+ROOT_PKGS="python3 libjansson4 libseccomp2 libcap2 libsubunit0 zlib1g libmd0"
 # The benchmark stack, only when a suite that imports it runs (as in the Makefile).
 PY_PKGS="python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn \
 python3-seaborn python3-requests python3-bs4 python3-dateutil python3-tz"
