@@ -15,7 +15,6 @@
  * The server never runs job code, never reads a job's description and is
  * never a job's parent. */
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <linux/nsfs.h>
 #include <poll.h>
@@ -52,7 +51,7 @@ static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
 static int g_nfds;
 static int g_bc = -1;	 /* in the job, before its descriptors: from its pid 1 */
-static int g_ahead = -1; /* in the job forked ahead: its pid 1's socket, for WARM_AHEAD */
+static int g_ahead = -1; /* in the job forked ahead: its own socket to the daemon */
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
 
 /* The tree every job of this server gets, but for what is one job's
@@ -330,8 +329,9 @@ static void job_prepare(void)
 	/* Decoding a description once here copies the pages the job's own
 	 * decoding writes (its struct, the decoder's) now rather than then:
 	 * about 13 page faults, 0.3 ms on the job's path. What it leaves in
-	 * g_spec is overwritten when the job's comes. */
+	 * g_spec is freed at once; the job's own decoding reuses it. */
 	(void)jail_wire_decode(g_tmpl_blob, g_tmpl_len, &g_spec);
+	jail_wire_free(&g_spec);
 }
 
 /* In the job, forked ahead: the layers that need nothing of the job's
@@ -489,14 +489,8 @@ static void job_layers(void)
 	 * another (the daemon sends none such) ends here, before it says it
 	 * was forked, having run nothing; the daemon then runs it cold and
 	 * rebuilds this server (supervise.c, warm_failed). */
-	if (g_prepared && !mounts_same_tree(&g_tmpl, s)) {
-		dprintf(2,
-			"XX runner %d/%d zyg %d/%d warm %d/%d root %s/%s nro %zu/%zu pw %d gr %d\n",
-			g_tmpl.runner, s->runner, g_tmpl.zygote, s->zygote, g_tmpl.warm, s->warm,
-			g_tmpl.root_dir, s->root_dir, g_tmpl.job->n_ro, s->job->n_ro,
-			strcmp(g_tmpl.passwd, s->passwd), strcmp(g_tmpl.group, s->group));
+	if (g_prepared && !mounts_same_tree(&g_tmpl, s))
 		_exit(0);
-	}
 	(void)!write(st, &m, sizeof m);
 	/* The server's pooled network namespace, when the daemon lent it (it
 	 * is as new: warm_net.h); else one of its own, as a cold job has. */
