@@ -49,6 +49,9 @@ enum {
 };
 #define DRAIN_MS 500 /* after the job's init died, how long pipes may stay open */
 #define REAP_MS 5000 /* after SIGKILL, how long the init may take to die */
+/* A warm job's pid 1 ended unreported: how long its server may take to show
+ * it ended too (it kills that pid 1 on its way out, so it ends just after). */
+#define SERVER_END_MS 100
 /* How often over_memory is asked, and how often once the job is close to its
  * limit: a job fills socket buffers at memory speed, so the overshoot stays
  * what it can queue in the shorter interval. */
@@ -534,6 +537,14 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 		began = 1; /* a listener the loop did not get to */
 	if (f.warm && !began && !r->have_status && !r->cancelled && !r->hit && !r->out_len &&
 	    !r->err_len)
+		r->warm_failed = true;
+	/* Or its server ended under it: the server's PID namespace went, and
+	 * the job's pid 1 with it, unreported. A job cannot reach its server
+	 * (another PID namespace, tests/hostile/warm_server_hunt.py), so that
+	 * end came from outside (a kill, the host's OOM killer), and a job has
+	 * no effect outside its jail: it runs again, cold, on a new server. */
+	if (f.warm && w && !r->have_status && !r->cancelled && !r->hit &&
+	    warm_ends_within(w, SERVER_END_MS))
 		r->warm_failed = true;
 	/* Streams still open after the drain: a cut sequence at their end is
 	 * now final (invalid), and must fit too. */

@@ -179,10 +179,18 @@ out:
 
 bool warm_dead(const struct warm_server *w)
 {
+	return warm_ends_within(w, 0);
+}
+
+bool warm_ends_within(const struct warm_server *w, int ms)
+{
 	if (w->zpid <= 0)
 		return true;
 	struct pollfd p = {.fd = w->zpidfd, .events = POLLIN};
-	return poll(&p, 1, 0) != 0;
+	int rc;
+	while ((rc = poll(&p, 1, ms)) < 0 && errno == EINTR)
+		;
+	return rc != 0;
 }
 
 /* The server: its init's only child (as the daemon sees it), or -1. */

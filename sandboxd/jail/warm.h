@@ -53,6 +53,8 @@ int warm_start(struct warm_server *w, const struct jail_spec *s, const struct ja
 bool warm_ready(struct warm_server *w);
 /* True when the server's init has exited (the server is gone). */
 bool warm_dead(const struct warm_server *w);
+/* The same, waiting at most ms for it to end. */
+bool warm_ends_within(const struct warm_server *w, int ms);
 /* Kills the server (its whole PID namespace with it) and reaps its init. */
 void warm_stop(struct warm_server *w);
 /* Takes the next job's pid 1 once the server sent it, waiting at most ms:

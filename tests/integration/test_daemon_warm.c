@@ -10,7 +10,8 @@
  *     only its own processes, and cannot find the server;
  *   - the server survives hostile jobs (kill -1, a fork bomb, an OOM) and is
  *     the same process afterwards; killed or stopped from outside, the next
- *     job still runs (cold) and the slot gets a new server;
+ *     job still runs (cold) and the slot gets a new server; killed under a
+ *     running job, that job runs again, cold, to its own end;
  *   - a test request's seed: the hash of a str equals the cold path's under
  *     the same seed (PYTHONHASHSEED), and after two such requests the slot
  *     has a server for that seed;
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client/lib/sbx.h"
@@ -254,6 +256,41 @@ START_TEST(test_server_survives_jobs_and_faults)
 }
 END_TEST
 
+/* Its server killed while the job runs: the server's PID namespace takes
+ * the job's pid 1 with it, and the job runs again, cold, to its own end
+ * (not an "error" for a fault the job did not make). */
+START_TEST(test_server_killed_under_a_job)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	wait_warm(&d);
+	pid_t sv[4];
+	int n = servers(d.pid, sv, 4);
+	ck_assert_msg(n == 4, "%d fork servers under the daemon", n);
+	struct sbx_conn *c = conn_open(&d);
+	pid_t killer = fork();
+	ck_assert_int_ge(killer, 0);
+	if (killer == 0) {
+		td_sleep_ms(700); /* the job is in its sleep by then */
+		for (int i = 0; i < n; i++)
+			kill(sv[i], SIGKILL);
+		_exit(0);
+	}
+	json_t *r = run_on(c, "under",
+			   "import time\nprint('began', flush=True)\n"
+			   "time.sleep(2)\nprint('ended')\n");
+	int st = -1;
+	ck_assert_int_eq(waitpid(killer, &st, 0), killer);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	CHECK_R(r, streq(sget(r, "path"), "cold"));
+	CHECK_R(r, strstr(sget(r, "stdout"), "began\nended") != NULL);
+	json_decref(r);
+	sbx_close(c);
+	ck_assert_int_eq(td_stop(&d, 10000), 0);
+	td_cleanup(&d);
+}
+END_TEST
+
 static json_t *seeded(const char *id, int seed)
 {
 	json_t *o = json_pack("{s:s,s:s,s:[s],s:s,s:i}", "id", id, "code",
@@ -333,6 +370,7 @@ static Suite *warm_suite(void)
 	tcase_add_test(t, test_nothing_crosses_jobs);
 	tcase_add_test(t, test_ids_like_cold);
 	tcase_add_test(t, test_server_survives_jobs_and_faults);
+	tcase_add_test(t, test_server_killed_under_a_job);
 	tcase_add_test(t, test_seeded_hash_like_cold);
 	tcase_add_test(t, test_cold_flag);
 	return s;
