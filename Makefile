@@ -138,7 +138,7 @@ $(BUILD)/sandboxd: $(BUILD)/obj/sandboxd/main.o $(DAEMON_LIBS)
 # another program, and runs where their runtimes could not start).
 LAYER_SRC := $(addprefix sandboxd/jail/,jail_child.c jail_wire.c jail_msg.c \
 	mounts.c procview.c fdio.c net.c ns.c caps.c uid.c rlimits.c fdpass.c seccomp_apply.c)
-INIT_SRC := sandboxd/init/main.c sandboxd/jail/zygote.c $(LAYER_SRC)
+INIT_SRC := sandboxd/init/main.c sandboxd/jail/zygote.c sandboxd/jail/warm_msg.c $(LAYER_SRC)
 INIT_OBJ := $(patsubst %.c,$(BUILD)/init-obj/%.o,$(INIT_SRC))
 INIT_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -O2 -g -fstack-protector-strong \
 	-fstack-clash-protection -fcf-protection -fPIE -D_FORTIFY_SOURCE=3 -iquote . -MMD -MP

@@ -80,6 +80,13 @@ _Noreturn void jail_child_main(const struct jail_child *c);
 _Noreturn void zygote_main(const struct jail_child *c);
 /* setsid, an empty signal mask, every signal at its default (jail_child.c). */
 void jail_payload_start(int st);
+/* The reaper is exec'd before its job comes, with the daemon's channel for
+ * that job on fd 3 and the channel to the job forked ahead on fd 4; it
+ * hands the job's descriptors on, keeps the status pipe (as fd 3) and
+ * reaps. It exits REAPER_STOP when the daemon closed the channel before a
+ * job came (the server then stops) and REAPER_FAILED when it could not
+ * hand a job on (the server is rebuilt); 0 once it reported the status. */
+enum { REAPER_CH = 3, REAPER_BC = 4, REAPER_STOP = 2, REAPER_FAILED = 127 };
 _Noreturn void zygote_reaper_main(void);
 /* A fork server's pooled network namespace's maker (SANDBOXD_INIT=netns;
  * warm_net.c). It and the daemon's child that starts it report one of

@@ -137,10 +137,10 @@ static int a_await(int ch)
  * vfork-style child sharing the server's memory. It sends the daemon its
  * pidfd (the daemon puts it into the next job's cgroup while the slot is
  * idle, then says so), forks the job ahead of it (pid 2; its page tables
- * and everything after are the job's cgroup's), waits for the job's
- * descriptors and hands them on, and execs the reaper (sandboxd-init),
- * which then is the job's parent and reports its status as a cold job's
- * init does. The job returns from the server's warmfork_spawn by longjmp:
+ * and everything after are the job's cgroup's), and execs the reaper
+ * (sandboxd-init) at once, which waits for the job's descriptors, hands
+ * them on, and then is the job's parent and reports its status as a cold
+ * job's init does. The job returns from the server's warmfork_spawn by longjmp:
  * its memory is a copy of the server's, whose frame there is intact. */
 static int a_main(void *arg)
 {
@@ -194,27 +194,18 @@ static int a_main(void *arg)
 		goto fail;
 	close(bc[1]);
 	close(ah[0]);
-	if (a_await(ch[0]) < 0)
-		goto fail;
-	g_nfds = warm_msg_recv(ch[0], WARM_JOB, g_fds, WJ_COUNT);
-	close(ch[0]);
-	if (g_nfds != WJ_COUNT_PLAIN && g_nfds != WJ_COUNT)
-		goto fail;
-	/* A job that died before this ran nothing of the job's: this pid 1
-	 * fails, and the daemon runs the job cold (never a status of a job
-	 * that did not run). */
-	if (warm_msg_send(bc[0], WARM_JOB, g_fds, g_nfds) < 0)
-		goto fail;
-	/* bc[0] stays open until the exec below closes it (close-on-exec):
-	 * the job waits for that before any of its code runs (job_layers),
-	 * so its pid 1 is the reaper by then, never a copy of the server. */
+	/* The reaper now, before the job comes: from here this pid 1 shares
+	 * nothing with the server, and its exec is off the job's path (it ran
+	 * beside the job's set-up, on the CPUs the job needed). It waits for
+	 * the job's descriptors on ch (fd 3), hands them on over bc (fd 4),
+	 * and runs from the init binary's descriptor (an ELF runs from a
+	 * close-on-exec one); nothing else of the server's reaches it. */
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
-	/* The reaper keeps only the status pipe, as fd 3, and runs from the
-	 * init binary's descriptor (an ELF runs from a close-on-exec one). */
-	int st = g_fds[WJ_STATUS];
-	if ((st != 3 && dup2(st, 3) < 0) || syscall(SYS_close_range, 0, 2, 4) < 0 ||
-	    syscall(SYS_close_range, 4, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) < 0)
+	int c = fcntl(ch[0], F_DUPFD_CLOEXEC, 100), b = fcntl(bc[0], F_DUPFD_CLOEXEC, 100);
+	if (c < 0 || b < 0 || dup2(c, REAPER_CH) < 0 || dup2(b, REAPER_BC) < 0 ||
+	    syscall(SYS_close_range, 0, 2, 4 /* CLOSE_RANGE_CLOEXEC */) < 0 ||
+	    syscall(SYS_close_range, REAPER_BC + 1, ~0U, 4) < 0)
 		goto fail;
 	syscall(SYS_execveat, INIT_FD, "", argv, envp, AT_EMPTY_PATH);
 fail:
@@ -258,41 +249,35 @@ static int spawn(void)
 		;
 	hot_next();
 	g_a_state = 0;
-	/* The server waits for A's exec (or exit) on a pipe whose write end
-	 * only A holds, close-on-exec, as vfork would wait, but asleep in an
-	 * interruptible read: an idle server does not count in the load
-	 * average. (The job inherits the write end and closes it with every
-	 * descriptor of the server's in its first layer.) */
-	int done[2];
-	if (pipe2(done, O_CLOEXEC) < 0)
+	/* The server waits for A's end, asleep in waitpid: A shares its memory
+	 * until it execs the reaper, and as the reaper it is the job's pid 1,
+	 * so it ends when its job ends. The server's work for the next job
+	 * (its next A) is done after this one, never in the middle of its
+	 * set-up or its run, where its wake-up preempted the job (1 to 2 ms,
+	 * in every other job of the bench). */
+	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0)
 		return -1;
-	if (setns(g_pidns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0) {
-		close(done[0]);
-		close(done[1]);
-		return -1;
-	}
 	if (setjmp(g_jb))
 		return 1;
 	pid_t a = clone(a_main, g_stack + sizeof g_stack, CLONE_VM | SIGCHLD, NULL);
-	close(done[1]);
-	char eof;
-	while (a >= 0 && read(done[0], &eof, 1) < 0 && errno == EINTR)
+	int st = 0;
+	while (a >= 0 && waitpid(a, &st, __WALL) < 0 && errno == EINTR)
 		;
-	close(done[0]);
-	/* Only now: A shares this memory, and forks the job with g_learn as
-	 * it is. The write end is the job's alone from here. */
+	/* Only now: A shared this memory, and forked the job with g_learn as
+	 * it was. The write end was the job's alone from there. */
 	if (g_learn[1] >= 0) {
 		close(g_learn[1]);
 		g_learn[1] = -1;
 	}
 	if (a < 0)
 		return -1;
-	if (g_a_state) {
-		while (waitpid(a, NULL, __WALL) < 0 && errno == EINTR)
-			;
+	/* Before its exec, A says how it ended in this memory; the reaper,
+	 * by its exit code (a reaper killed with its job had its job). */
+	if (g_a_state)
 		return g_a_state == 2 ? -2 : -1;
-	}
-	return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == REAPER_STOP)
+		return -2;
+	return WIFEXITED(st) && WEXITSTATUS(st) == REAPER_FAILED ? -1 : 0;
 }
 
 static void job_layers(void);
@@ -534,9 +519,9 @@ static void job_layers(void)
 	close(notify);
 	munmap(blob, blob_len);
 	close(st);
-	/* Its pid 1's end closes when it execs the reaper (or dies, which
-	 * kills the job): until then pid 1 shares the server's memory and
-	 * shows its command line, which no job's code may see. */
+	/* Its pid 1 (the reaper, exec'd before the job came) closes its end
+	 * once it handed the descriptors on (or dies, which kills the job):
+	 * no job code runs while it holds any but the status pipe. */
 	char eof;
 	while (recv(g_bc, &eof, 1, 0) < 0 && errno == EINTR)
 		;

@@ -7,7 +7,8 @@
  *     shared memory, an abstract socket, a loopback listener, a child left
  *     running) and the next job on the same slot finds none of them;
  *   - the job is pid 2 with its reaper as parent, has no capability, sees
- *     only its own processes, and cannot find the server;
+ *     only its own processes, and cannot find the server; while it runs,
+ *     its reaper (not a copy of the server) holds its status pipe alone;
  *   - the server survives hostile jobs (kill -1, a fork bomb, an OOM) and is
  *     the same process afterwards; killed or stopped from outside, the next
  *     job still runs (cold) and the slot gets a new server; killed under a
@@ -291,6 +292,96 @@ START_TEST(test_server_killed_under_a_job)
 }
 END_TEST
 
+/* The descriptors of pid as "3 4 " (numbers, in order); 0, or -1. */
+static int fd_list(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -1;
+	out[0] = '\0';
+	int seen[64] = {0};
+	struct dirent *e;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.') {
+			int fd = atoi(e->d_name);
+			seen[fd >= 0 && fd < 63 ? fd : 63] = 1;
+		}
+	closedir(dir);
+	for (int fd = 0; fd < 64; fd++)
+		if (seen[fd] && strlen(out) + 8 < len)
+			snprintf(out + strlen(out), len - strlen(out), "%d ", fd);
+	return 0;
+}
+
+/* Every job's pid 1 under the servers is the reaper, never a copy of the
+ * server. The one whose job runs (its job's /tmp has the marker) holds its
+ * status pipe alone (fd 3): the job's channel, the socket to the job and
+ * the job's other descriptors were closed before its code ran. A pid 1
+ * still waiting for its job holds its two sockets (3, 4) and nothing of the
+ * server's. Read from the host, in a child, while the job sleeps; 0 when
+ * all is so. */
+static int reapers_hold_their_own(pid_t daemon)
+{
+	td_sleep_ms(700);
+	pid_t sv[4];
+	int n = servers(daemon, sv, 4), running = 0, waiting = 0;
+	for (int i = 0; i < n; i++) {
+		pid_t kids[4];
+		int m = td_children(sv[i], kids, 4);
+		for (int j = 0; j < m; j++) {
+			pid_t job[2];
+			if (td_children(kids[j], job, 2) != 1)
+				continue;
+			char path[96], exe[256], fds[128];
+			snprintf(path, sizeof path, "/proc/%d/exe", (int)kids[j]);
+			ssize_t len = readlink(path, exe, sizeof exe - 1);
+			exe[len > 0 ? len : 0] = '\0';
+			snprintf(path, sizeof path, "/proc/%d/root/tmp/reaper_marker", (int)job[0]);
+			bool runs = access(path, F_OK) == 0;
+			running += runs;
+			waiting += !runs;
+			const char *want = runs ? "3 " : "3 4 ";
+			if (fd_list(kids[j], fds, sizeof fds) < 0 || strstr(exe, "python") ||
+			    strcmp(fds, want) != 0) {
+				fprintf(stderr, "pid 1 %d (%s): exe %s, fds [%s], not [%s]\n",
+					(int)kids[j], runs ? "its job runs" : "waiting", exe, fds,
+					want);
+				return 1;
+			}
+		}
+	}
+	if (running != 1 || waiting < 1)
+		fprintf(stderr, "%d pid 1s with a running job, %d waiting\n", running, waiting);
+	return running == 1 && waiting >= 1 ? 0 : 1;
+}
+
+START_TEST(test_reapers_hold_their_own)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	wait_warm(&d);
+	struct sbx_conn *c = conn_open(&d);
+	pid_t look = fork();
+	ck_assert_int_ge(look, 0);
+	if (look == 0)
+		_exit(reapers_hold_their_own(d.pid));
+	json_t *r = run_on(c, "sleeper",
+			   "import time\nopen('/tmp/reaper_marker', 'w').close()\n"
+			   "time.sleep(2)\nprint('ok')\n");
+	int st = -1;
+	ck_assert_int_eq(waitpid(look, &st, 0), look);
+	CHECK_R(r, streq(sget(r, "verdict"), "pass") && streq(sget(r, "path"), "warm"));
+	json_decref(r);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "a job's pid 1 held more than its own descriptors (stderr above)");
+	sbx_close(c);
+	ck_assert_int_eq(td_stop(&d, 10000), 0);
+	td_cleanup(&d);
+}
+END_TEST
+
 static json_t *seeded(const char *id, int seed)
 {
 	json_t *o = json_pack("{s:s,s:s,s:[s],s:s,s:i}", "id", id, "code",
@@ -371,6 +462,7 @@ static Suite *warm_suite(void)
 	tcase_add_test(t, test_ids_like_cold);
 	tcase_add_test(t, test_server_survives_jobs_and_faults);
 	tcase_add_test(t, test_server_killed_under_a_job);
+	tcase_add_test(t, test_reapers_hold_their_own);
 	tcase_add_test(t, test_seeded_hash_like_cold);
 	tcase_add_test(t, test_cold_flag);
 	return s;
