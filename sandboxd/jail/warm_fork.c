@@ -122,10 +122,7 @@ static int all_cpus(void)
  * its PID namespace and a job forked ahead. */
 static int a_await(int ch)
 {
-	char b;
-	ssize_t r;
-	while ((r = recv(ch, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
-		;
+	int r = warm_msg_await(ch);
 	if (r == 0) {
 		g_a_state = 2;
 		_exit(0);

@@ -34,6 +34,15 @@ int warm_msg_send(int sock, const char *kind, const int *fds, int n)
 	return w == 1 ? 0 : -1;
 }
 
+int warm_msg_await(int sock)
+{
+	char b;
+	ssize_t r;
+	while ((r = recv(sock, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
+		;
+	return r > 0 ? 1 : r == 0 ? 0 : -1;
+}
+
 int warm_msg_recv(int sock, const char *kind, int *fds, int max)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * WARM_MAX_FDS)], byte = 0;

@@ -43,6 +43,10 @@ enum {
 
 /* Sends kind with n descriptors; 0 or -1. */
 int warm_msg_send(int sock, const char *kind, const int *fds, int n);
+/* Waits, without reading it, for the next message on sock: 1 when one is
+ * there, 0 when the peer closed (end of file), -1 on an error. The pid 1s
+ * of the warm path sleep here until the daemon sends or drops them. */
+int warm_msg_await(int sock);
 /* Receives one message of kind with up to max descriptors (close-on-exec);
  * the number received, or -1 (another kind, a short message, or more
  * descriptors than max: all closed). */

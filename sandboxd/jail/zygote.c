@@ -159,11 +159,7 @@ _Noreturn void zygote_reaper_main(void)
 	if (prctl(PR_SET_DUMPABLE, 0) < 0 || caps_init() < 0 || caps_drop_bounding() < 0 ||
 	    caps_drop_all() < 0)
 		failed = "reaper";
-	char b;
-	ssize_t got;
-	while ((got = recv(REAPER_CH, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
-		;
-	if (got == 0)
+	if (warm_msg_await(REAPER_CH) == 0)
 		_exit(REAPER_STOP); /* the daemon dropped this pid 1 */
 	int fds[WJ_COUNT];
 	int n = warm_msg_recv(REAPER_CH, WARM_JOB, fds, WJ_COUNT);

@@ -98,6 +98,28 @@ char *tproc_fd_listing(pid_t pid)
 	return out;
 }
 
+int tproc_fd_numbers(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -1;
+	out[0] = '\0';
+	int seen[64] = {0};
+	struct dirent *e;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.') {
+			int fd = atoi(e->d_name);
+			seen[fd >= 0 && fd < 63 ? fd : 63] = 1;
+		}
+	closedir(dir);
+	for (int fd = 0; fd < 64; fd++)
+		if (seen[fd] && strlen(out) + 8 < len)
+			snprintf(out + strlen(out), len - strlen(out), "%d ", fd);
+	return 0;
+}
+
 uid_t tproc_uid(pid_t pid)
 {
 	long v = tproc_status(pid, "Uid");

@@ -12,6 +12,9 @@ int tproc_fd_count(pid_t pid);
 /* A "Key:   value" field of /proc/PID/status as a number (kB for VmRSS; the
  * real uid for Uid); -1 if absent. */
 long tproc_status(pid_t pid, const char *key);
+/* The open descriptor numbers of pid, ascending, each followed by a space
+ * ("3 4 "; 63 stands for any above 62), into out; 0, or -1. */
+int tproc_fd_numbers(pid_t pid, char *out, size_t len);
 /* VmRSS in kB. */
 long tproc_rss_kb(pid_t pid);
 /* The real uid of pid ((uid_t)-1 if unknown). */

@@ -31,6 +31,7 @@
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/tcheck.h"
 #include "tests/helpers/tmain.h"
+#include "tests/helpers/tproc.h"
 
 #define TIMEOUT_S 120
 #define CALL_MS 60000
@@ -292,29 +293,6 @@ START_TEST(test_server_killed_under_a_job)
 }
 END_TEST
 
-/* The descriptors of pid as "3 4 " (numbers, in order); 0, or -1. */
-static int fd_list(pid_t pid, char *out, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return -1;
-	out[0] = '\0';
-	int seen[64] = {0};
-	struct dirent *e;
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.') {
-			int fd = atoi(e->d_name);
-			seen[fd >= 0 && fd < 63 ? fd : 63] = 1;
-		}
-	closedir(dir);
-	for (int fd = 0; fd < 64; fd++)
-		if (seen[fd] && strlen(out) + 8 < len)
-			snprintf(out + strlen(out), len - strlen(out), "%d ", fd);
-	return 0;
-}
-
 /* Every job's pid 1 under the servers is the reaper, never a copy of the
  * server. The one whose job runs (its job's /tmp has the marker) holds its
  * status pipe alone (fd 3): the job's channel, the socket to the job and
@@ -343,8 +321,8 @@ static int reapers_hold_their_own(pid_t daemon)
 			running += runs;
 			waiting += !runs;
 			const char *want = runs ? "3 " : "3 4 ";
-			if (fd_list(kids[j], fds, sizeof fds) < 0 || strstr(exe, "python") ||
-			    strcmp(fds, want) != 0) {
+			if (tproc_fd_numbers(kids[j], fds, sizeof fds) < 0 ||
+			    strstr(exe, "python") || strcmp(fds, want) != 0) {
 				fprintf(stderr, "pid 1 %d (%s): exe %s, fds [%s], not [%s]\n",
 					(int)kids[j], runs ? "its job runs" : "waiting", exe, fds,
 					want);
