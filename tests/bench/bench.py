@@ -8,7 +8,9 @@ BUILD/bench.json, with the ratios charted in BUILD/bench.svg:
   3. HumanEval's 164 canonical solutions, the reference harness's way
      against sandboxd test requests, tasks/s;
   4. 40 BigCodeBench tasks, plain python3 + unittest against sandboxd;
-  5. throughput with 1 and 2 workers (a daemon per count) for 1 and 3;
+  5. throughput with 1 and 2 workers (a daemon per count) for 1 and 3, and
+     for 1 an unsandboxed fork server (fork_floor.py): what any design that
+     forks a process per job can reach on this machine;
   6. the daemon's RSS; 7. one job's phases from the response's `timing`;
   8. the HTTP front against the Unix socket at 64 concurrent (bench_http);
   and what isolation "process" costs on HumanEval (issue 10).
@@ -170,14 +172,17 @@ def trivial_tp(daemon, tmp, rounds, n):
     path = os.path.join(tmp, "tp.py")
     with open(path, "w") as f:
         f.write("pass\n")
-    bare, sbx = [], []
+    bare, floor, sbx = [], [], []
     for _ in range(rounds):
-        b, s = jobs.throughput(BUILD, daemon, n, (path, "pass\n"))
+        b, f, s = jobs.throughput(BUILD, daemon, n, (path, "pass\n"))
         bare.append(b)
+        floor.append(f)
         sbx.append(s)
     return {"jobs": n, "rounds": rounds, "bare_runs_per_s": med(bare),
-            "sandboxd_jobs_per_s": med(sbx), "ratio": paired_ratio(sbx, bare),
-            "samples": {"bare": bare, "sandboxd": sbx}}
+            "fork_floor_jobs_per_s": med(floor), "sandboxd_jobs_per_s": med(sbx),
+            "ratio": paired_ratio(sbx, bare), "fork_floor_ratio": paired_ratio(floor, bare),
+            "ratio_vs_fork_floor": paired_ratio(sbx, floor),
+            "samples": {"bare": bare, "fork_floor": floor, "sandboxd": sbx}}
 
 
 def main():
@@ -271,14 +276,20 @@ def report(out):
     rows = []
     for w in ("1", "2"):
         t = out["throughput"][w]
-        rows.append(["%s worker(s), trivial" % w, fmt(t["trivial"]["bare_runs_per_s"]),
-                     fmt(t["trivial"]["sandboxd_jobs_per_s"]), fmt(t["trivial"]["ratio"], ".2f")])
+        tt = t["trivial"]
+        rows.append(["%s worker(s), trivial" % w, fmt(tt["bare_runs_per_s"]),
+                     fmt(tt["fork_floor_jobs_per_s"]), fmt(tt["sandboxd_jobs_per_s"]),
+                     fmt(tt["ratio"], ".2f"), fmt(tt["fork_floor_ratio"], ".2f"),
+                     fmt(tt["ratio_vs_fork_floor"], ".2f")])
         if "humaneval" in t:
             h = t["humaneval"]
             rows.append(["%s worker(s), HumanEval" % w, fmt(h["bare"]["median_tasks_per_s"]),
-                         fmt(h["sandboxd"]["median_tasks_per_s"]), fmt(h["ratio"], ".2f")])
-    table("throughput, a daemon per worker count (section 5)",
-          ["", "bare /s", "sandboxd /s", "sandboxd x bare"], rows)
+                         "", fmt(h["sandboxd"]["median_tasks_per_s"]), fmt(h["ratio"], ".2f"),
+                         "", ""])
+    table("throughput, a daemon per worker count (section 5; fork floor: an unsandboxed "
+          "server forking a child per job, the ceiling of any fork-per-job design)",
+          ["", "bare /s", "fork floor /s", "sandboxd /s", "sandboxd x bare", "floor x bare",
+           "sandboxd x floor"], rows)
     r = out["rss"]
     table("daemon memory (section 6)", ["", "RSS"],
           [["daemon, idle, after start", "%d kB" % r["idle_kb"]],
@@ -318,6 +329,10 @@ def targets(out):
         row("HumanEval tasks/s x multiprocessing harness", out["humaneval"]["ratio"], 1.0, False)
     row("2-worker throughput x bare python3", out["throughput"]["2"]["trivial"]["ratio"], 5.0,
         False)
+    # Not a target: how far any fork-per-job design gets on this machine.
+    floor = out["throughput"]["2"]["trivial"]["fork_floor_ratio"]
+    rows.append(["  (its ceiling here: an unsandboxed fork server x bare)", fmt(floor, ".3f"),
+                 "", ""])
     ph = out["phases"]["median_us"].get("trivial", {})
     jail = ph.get("setup_jail_us")
     row("jail set-up on top of the fork, ms (trivial)", jail and jail / 1000, 1.0, True)
@@ -346,6 +361,8 @@ def chart(out):
         t = out["throughput"][w]
         bars.append(("%s worker(s), trivial jobs/s" % w, t["trivial"]["ratio"],
                      5.0 if w == "2" else None))
+        bars.append(("%s worker(s), unsandboxed fork server" % w,
+                     t["trivial"]["fork_floor_ratio"], None))
         if w == "1" and "humaneval" in t:
             bars.append(("1 worker, HumanEval tasks/s", t["humaneval"]["ratio"], None))
     g.append(("throughput (x bare; higher is better)", bars))

@@ -1,7 +1,8 @@
 """Single jobs end to end (sections 1 and 2) and the trivial job's
 throughput (section 5): bare python3, bubblewrap, `sbx run` and a kept-open
 connection, interleaved round by round so that load from elsewhere touches
-every method alike."""
+every method alike; for throughput also an unsandboxed fork server
+(fork_floor.py), the floor of any design that forks a process per job."""
 import os
 import shutil
 import subprocess
@@ -92,7 +93,8 @@ def interleaved(job, rounds):
 
 def throughput(build, daemon, n, path_code):
     """Trivial jobs per second with `daemon.workers` at a time: bare python3
-    processes against kept-open connections, one per worker thread."""
+    processes, an unsandboxed fork server per worker thread, and kept-open
+    connections to sandboxd, one per worker thread; (bare, floor, sandboxd)."""
     path, code = path_code
     w = daemon.workers
 
@@ -100,13 +102,13 @@ def throughput(build, daemon, n, path_code):
         per = [n // w + (1 if i < n % w else 0) for i in range(w)]
         errors = []
 
-        def loop(k):
+        def loop(i):
             try:
-                fn(k)
+                fn(i, per[i])
             except Exception as e:   # reported, never hidden
                 errors.append(e)
         t = time.perf_counter()
-        ths = [threading.Thread(target=loop, args=(per[i],)) for i in range(w)]
+        ths = [threading.Thread(target=loop, args=(i,)) for i in range(w)]
         for th in ths:
             th.start()
         for th in ths:
@@ -115,14 +117,36 @@ def throughput(build, daemon, n, path_code):
             raise errors[0]
         return n / (time.perf_counter() - t)
 
-    def bare(k):
+    def bare(_, k):
         for _ in range(k):
             _check(subprocess.run([PY, path]).returncode, "python3")
 
-    def sbx(k):
+    # Started, and past their imports, before the clock starts, as the
+    # daemon's fork servers are.
+    floor = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fork_floor.py")
+    servers = [subprocess.Popen([PY, floor, path], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, bufsize=0) for _ in range(w)]
+
+    def forked(i, k):
+        s = servers[i]
+        for _ in range(k):
+            s.stdin.write(b"x")
+            if s.stdout.read(1) != b"\0":
+                raise RuntimeError("fork floor: the job failed")
+
+    def sbx(_, k):
         with Conn(daemon.sock) as c:
             for _ in range(k):
                 r = c.call({"code": code})
                 if r.get("verdict") != "pass":
                     raise RuntimeError("sandboxd: %s" % r)
-    return par(bare), par(sbx)
+    try:
+        for i in range(w):
+            forked(i, 1)   # past its start
+        rates = par(bare), par(forked), par(sbx)
+    finally:
+        for s in servers:
+            s.stdin.close()
+            s.wait()
+            s.stdout.close()
+    return rates
