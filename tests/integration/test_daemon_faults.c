@@ -214,6 +214,15 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 		ck_assert_msg(nstale >= 1, "no job cgroup named %s-* under %s while the job runs",
 			      inst, jdirs[0]);
 	}
+	/* Each by its inode too: the restarted daemon names its own job
+	 * cgroups from the same sequence, and may have made the first of them
+	 * ahead, under a killed one's name, by the time this looks. */
+	ino_t stale_ino[16] = {0};
+	for (int i = 0; i < nstale; i++) {
+		struct stat sb;
+		ck_assert_msg(stat(stale[i], &sb) == 0, "stat %s: %s", stale[i], strerror(errno));
+		stale_ino[i] = sb.st_ino;
+	}
 
 	long long t0 = td_now_ms();
 	int st = td_kill(&d);
@@ -247,10 +256,13 @@ START_TEST(test_sigkill_mid_job_restart_cleans)
 
 	/* Restart on the same socket path: stale cgroups gone before it serves. */
 	ck_assert_msg(td_restart(&d) == 0, "restart: %s", d.err);
-	for (int i = 0; i < nstale; i++)
-		ck_assert_msg(access(stale[i], F_OK) < 0,
-			      "stale job cgroup %s still exists after the restart; log:\n%s",
-			      stale[i], log_tail(&d));
+	for (int i = 0; i < nstale; i++) {
+		struct stat sb;
+		ck_assert_msg(stat(stale[i], &sb) < 0 || sb.st_ino != stale_ino[i],
+			      "stale job cgroup %s (inode %lu) still exists after the restart; "
+			      "log:\n%s",
+			      stale[i], (unsigned long)stale_ino[i], log_tail(&d));
+	}
 	c = conn_open(&d);
 	json_t *p = ping(c, "again");
 	CHECK_R(p, streq(sget(p, "version"), PROTO_VERSION));
