@@ -79,9 +79,11 @@
  *                                    NAME: absent (...)"; that line must be
  *                                    there and agree with the driver's probe
  *
- * A program with a requires header runs alone, on a daemon of its own, as
- * one iteration of the test_hostile_requiring loop (the other programs share
- * test_hostile_programs). When a requirement is not met, the program is a
+ * A program with a requires header runs alone, as one iteration of the
+ * test_hostile_requiring loop, on a daemon the requiring programs share one
+ * after another (the other programs share test_hostile_programs); the
+ * daemon must still answer after each, and exit 0 on SIGTERM after the last
+ * (test_hostile_requiring_stop). When a requirement is not met, the program is a
  * skip: it is reported as "SKIP: hostile/NAME.py: <reason>" (tests/helpers/
  * skip.h; tests/run_suite.sh counts it, never as a pass), its expect,
  * limit_hit, violation and stdout headers are not checked, but its host
@@ -149,6 +151,14 @@
 #define MAX_REQ_PROGS 64
 static char g_req_progs[MAX_REQ_PROGS][96];
 static int g_nreq_progs;
+/* The daemon they share, one program after another: started once for their
+ * test case in the runner process (an unchecked fixture), used by each
+ * iteration (a fork of the runner), stopped by test_hostile_requiring_stop.
+ * A daemon start with the shipped profile costs seconds of CPU (numpy and
+ * pandas in each fork server); one per program was most of this suite's
+ * time, and more again under the sanitizers and in the VM. */
+static struct test_daemon g_req_d;
+static char g_req_err[1200];
 
 /* --- running ------------------------------------------------------------- */
 
@@ -371,26 +381,21 @@ START_TEST(test_hostile_requiring)
 	SKIP_TEST("the hostile programs use x86_64 syscall numbers and machine code");
 #endif
 	const char *name = g_req_progs[_i];
-	char path[256];
+	char path[256], why[512] = "";
 	snprintf(path, sizeof path, "%s/%s", g_dir, name);
-	struct test_daemon d;
-	start_daemon(&d, "2");
+	ck_assert_msg(!g_req_err[0], "%s", g_req_err);
+	struct test_daemon *d = &g_req_d;
+	ck_assert_msg(daemon_alive(d, why, sizeof why), "before %s: %s", name, why);
 	struct report rep = {0};
 	struct prog p;
-	prog_load(&p, path, &d, NULL);
+	prog_load(&p, path, d, NULL);
 	if (!p.why[0] && !p.nreq)
 		whyf(p.why, sizeof p.why, "no requires header any more");
 	struct prog *pp = &p;
-	run_batch(&d, &pp, 1, &rep);
-	char why[512] = "", skip[sizeof p.skip] = "";
-	if (!daemon_alive(&d, why, sizeof why))
+	run_batch(d, &pp, 1, &rep);
+	char skip[sizeof p.skip] = "";
+	if (!daemon_alive(d, why, sizeof why))
 		rep.nfail++, append(&rep.fails, &rep.flen, "  after %s: %s\n", name, why);
-	int st = td_stop(&d, 10000);
-	if (!(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		rep.nfail++,
-		    append(&rep.fails, &rep.flen,
-			   "  after %s: sandboxd did not exit 0 on SIGTERM (%d)\n", name, st);
-	td_cleanup(&d);
 	if (!p.why[0])
 		snprintf(skip, sizeof skip, "%s", p.skip);
 	prog_free(&p);
@@ -399,6 +404,57 @@ START_TEST(test_hostile_requiring)
 		sbx_skip_report(name, "%s", skip);
 }
 END_TEST
+
+/* The wait status of pid once it is a zombie (the runner, its parent,
+ * reaps it only later), from /proc/PID/stat's exit_code; -1 before. */
+static int zombie_status(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')'), *tok, *save = NULL;
+	if (!rp || rp[1] != ' ' || rp[2] != 'Z')
+		return -1;
+	int field = 2, code = -1; /* fields from 3 (state) on, after the name */
+	for (tok = strtok_r(rp + 2, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (++field == 52)
+			code = atoi(tok);
+	return code;
+}
+
+/* After the requiring programs: their daemon exits 0 on SIGTERM. */
+START_TEST(test_hostile_requiring_stop)
+{
+	ck_assert_msg(!g_req_err[0], "%s", g_req_err);
+	pid_t pid = g_req_d.pid;
+	ck_assert_msg(pid > 0 && kill(pid, SIGTERM) == 0, "sandboxd (%d) is gone", (int)pid);
+	int st = -1;
+	for (long long end = td_now_ms() + 10000;
+	     (st = zombie_status(pid)) < 0 && td_now_ms() < end;)
+		td_sleep_ms(10);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "sandboxd did not exit 0 on SIGTERM after the requiring programs (wait "
+		      "status %d; -1: still running after 10 s)",
+		      st);
+}
+END_TEST
+
+static void req_start(void)
+{
+	const char *args[] = {"--workers", "2", NULL};
+	if (td_startv(&g_req_d, args) < 0 || td_wait_warm(&g_req_d, 60000) < 0)
+		snprintf(g_req_err, sizeof g_req_err, "starting sandboxd: %s", g_req_d.err);
+}
+
+static void req_stop(void)
+{
+	td_cleanup(&g_req_d);
+}
 
 /* persist_*: one at a time, in name order, on a one-worker daemon, so each
  * runs in the slot (and as the uid) the previous one used. */
@@ -467,7 +523,9 @@ static Suite *hostile_suite(void)
 	tcase_add_test(t, test_hostile_persist);
 	if (g_nreq_progs > 0) {
 		t = tmain_tcase(s, "requiring", 120);
+		tcase_add_unchecked_fixture(t, req_start, req_stop);
 		tcase_add_loop_test(t, test_hostile_requiring, 0, g_nreq_progs);
+		tcase_add_test(t, test_hostile_requiring_stop);
 	}
 	return s;
 }
