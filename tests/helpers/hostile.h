@@ -151,7 +151,11 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 void abstract_addr(struct sockaddr_un *sa, socklen_t *len);
 /* Writes a file (O_NOFOLLOW); 0 or -1. */
 int write_file(const char *path, const char *content, mode_t mode);
-/* A daemon with --workers N (and SBX_TEST_DAEMON_ARGS, which the helper adds). */
+/* A daemon with --workers N (and SBX_TEST_DAEMON_ARGS, which the helper
+ * adds), its fork servers ready: 0, or -1 with the reason in d->err (for a
+ * caller outside a test, where no assertion may fail). */
+int hostile_daemon_up(struct test_daemon *d, const char *workers);
+/* The same, failing the test when it cannot. */
 void start_daemon(struct test_daemon *d, const char *workers);
 
 #endif

@@ -198,13 +198,16 @@ void hostile_teardown(void)
 	submount_remove();
 }
 
-/* A daemon with --workers N (and SBX_TEST_DAEMON_ARGS, which the helper adds). */
-void start_daemon(struct test_daemon *d, const char *workers)
+int hostile_daemon_up(struct test_daemon *d, const char *workers)
 {
 	const char *args[] = {"--workers", workers, NULL};
-	ck_assert_msg(td_startv(d, args) == 0, "starting sandboxd: %s", d->err);
 	/* Every program then runs as users' jobs do, forked from a fork server. */
-	ck_assert_msg(td_wait_warm(d, 60000) == 0, "sandboxd: %s", d->err);
+	return td_startv(d, args) == 0 && td_wait_warm(d, 60000) == 0 ? 0 : -1;
+}
+
+void start_daemon(struct test_daemon *d, const char *workers)
+{
+	ck_assert_msg(hostile_daemon_up(d, workers) == 0, "starting sandboxd: %s", d->err);
 }
 
 /* --- host-side checks ----------------------------------------------------- */

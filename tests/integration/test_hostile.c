@@ -446,8 +446,7 @@ END_TEST
 
 static void req_start(void)
 {
-	const char *args[] = {"--workers", "2", NULL};
-	if (td_startv(&g_req_d, args) < 0 || td_wait_warm(&g_req_d, 60000) < 0)
+	if (hostile_daemon_up(&g_req_d, "2") < 0)
 		snprintf(g_req_err, sizeof g_req_err, "starting sandboxd: %s", g_req_d.err);
 }
 
