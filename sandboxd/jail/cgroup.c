@@ -18,13 +18,6 @@
 #include "common/clock.h"
 
 #define CG_STALE_KILL_MS 2000
-#define CG_POLL_NS 2000000L
-
-struct cg_pids {
-	int count;
-	bool kill;
-	int err;
-};
 
 static const char *cg_u64(const char *s, uint64_t *v)
 {
@@ -68,72 +61,6 @@ static int cg_num(const char *dir, const char *file, const char *key, const char
 		return optional ? 0 : cg_errno(EINVAL);
 	e = cg_u64(hit, v);
 	return e && !*e ? 0 : cg_errno(EINVAL);
-}
-
-static void cg_pid_seen(struct cg_pids *st, pid_t pid)
-{
-	st->count++;
-	/* pid 0 would signal our own process group, and the daemon must never
-	 * kill itself even if it somehow landed in a job cgroup. */
-	if (!st->kill || pid <= 0 || pid == getpid())
-		return;
-	/* Killing by pid can in theory hit a recycled pid; the window is the
-	 * few microseconds since the read, and v2 prefers cgroup.kill. */
-	if (kill(pid, SIGKILL) < 0 && errno != ESRCH && !st->err)
-		st->err = errno;
-}
-
-/* Streams dir/cgroup.procs, so no buffer bounds the number of pids; %9d
- * cannot overflow and any pid fits. */
-static int cg_scan_pids(const char *dir, struct cg_pids *st)
-{
-	char p[PATH_MAX];
-	int pid, rc;
-	if (cg_join(p, dir, "cgroup.procs") < 0)
-		return -1;
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return -1;
-	while ((rc = fscanf(f, "%9d", &pid)) == 1)
-		cg_pid_seen(st, pid);
-	int e = ferror(f) ? EIO : rc != EOF ? EINVAL : 0;
-	fclose(f);
-	return e ? cg_errno(e) : 0;
-}
-
-/* SIGKILLs everything in up to five cgroups and waits for them to empty. */
-static int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
-{
-	bool native[5] = {false, false, false, false, false};
-	for (int i = 0; i < n; i++) {
-		if (!cg_exists(dirs[i], "cgroup.kill"))
-			continue;
-		/* Privileged: cgroup.kill kills every member atomically, including
-		 * children forked while we kill, with no pid-reuse race. */
-		if (cg_write(dirs[i], "cgroup.kill", "1", NULL, 0) < 0)
-			return -1;
-		native[i] = true;
-	}
-	int64_t deadline = (int64_t)clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	for (;;) {
-		int total = 0;
-		for (int i = 0; i < n; i++) {
-			/* Without cgroup.kill, re-signal each round: a member may have
-			 * forked between our read and its death. */
-			struct cg_pids st = {.kill = !native[i]};
-			if (cg_scan_pids(dirs[i], &st) < 0)
-				return -1;
-			if (st.err)
-				return cg_errno(st.err);
-			total += st.count;
-		}
-		if (total == 0)
-			return 0;
-		if ((int64_t)clock_mono_ms() >= deadline)
-			return cg_errno(EBUSY);
-		struct timespec ts = {0, CG_POLL_NS};
-		nanosleep(&ts, NULL);
-	}
 }
 
 /* Removes one cgroup directory. */
@@ -563,15 +490,6 @@ int cg_job_stats(const struct cg_job *j, struct cg_stats *s)
 		e = EINVAL;
 	}
 	return e ? cg_errno(e) : 0;
-}
-
-int cg_job_nprocs(const struct cg_job *j)
-{
-	struct cg_pids st = {0};
-	const char *dir = j->v2[0] ? j->v2 : j->v1_memory;
-	if (!dir[0])
-		return cg_errno(EINVAL);
-	return cg_scan_pids(dir, &st) < 0 ? -1 : st.count;
 }
 
 int cg_job_kill(const struct cg_job *j, int timeout_ms)

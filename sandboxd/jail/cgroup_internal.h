@@ -32,6 +32,10 @@ int cg_ctl_line(const char *dir, char *ctl, size_t len, char *err, size_t errlen
  * every directory made or passed on the way, except the last. */
 int cg_mkpath(const char *from, const char *path, const char *ctl, char *err, size_t errlen);
 
+/* cgroup_kill.c: SIGKILLs everything in up to five cgroups and waits up to
+ * timeout_ms for them to empty (0, or -1 with EBUSY when they did not). */
+int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms);
+
 /* cgroup_cpu.c: the job's CPU bandwidth cap (cpus CPUs per period), when
  * r->cpu_cap; else nothing. */
 int cg_cpu_cap(const struct cg_root *r, struct cg_job *j, uint64_t cpus, char *err, size_t errlen);

@@ -175,6 +175,10 @@ struct jail_cgroup {
 	 * supervisor then kills it for memory; 1 when it is close (asked
 	 * again sooner), 0 when not, -1 when it cannot tell (not asked again). */
 	int (*over_memory)(void *ctx);
+	/* Optional: SIGKILLs every process in the cgroup now, without waiting.
+	 * The supervisor calls it whenever it kills the job, beside killing the
+	 * init, so no process of the job runs on while the init dies. */
+	int (*kill)(void *ctx);
 };
 
 /* The tmpfs options of a job's /dev/shm and /tmp (mb each) and of its

@@ -72,6 +72,8 @@ struct job_fds {
 	 * PID namespace), which is not the daemon's child; it is killed through
 	 * the pidfd, and its exit (not a reap) ends the job. */
 	bool warm;
+	/* Killed along with the init (its kill hook), or NULL. */
+	const struct jail_cgroup *cg;
 	int listener[MAX_LISTENERS];
 	int nlisteners, want_listeners;
 	struct capture_stream out, err;
@@ -94,13 +96,21 @@ static int make_pipes(int p[][2], int n)
 }
 
 /* Kills the job's init; the kernel then kills every process of its PID
- * namespace, which is how nothing can outlive a job. */
+ * namespace, which is how nothing can outlive a job. The kernel does that
+ * only once the init runs its exit, which in a CPU-throttled cgroup full of
+ * the job's processes can wait a scheduling period or more, while the rest
+ * of the job runs on (and, say, queues socket buffers past its memory
+ * limit): so every process in the job's cgroup is killed at once too. */
 static void kill_job(struct job_fds *f, pid_t pid, bool *killed)
 {
-	if (!*killed && f->warm)
+	if (*killed)
+		return;
+	if (f->warm)
 		syscall(SYS_pidfd_send_signal, f->pidfd, SIGKILL, NULL, 0);
-	else if (!*killed)
+	else
 		kill(pid, SIGKILL);
+	if (f->cg && f->cg->kill)
+		f->cg->kill(f->cg->ctx);
 	*killed = true;
 }
 
@@ -445,7 +455,8 @@ void jail_run(const struct jail_spec *s, struct warm_server *w, const struct jai
 			    .listener = {-1, -1},
 			    .want_listeners = s->peer ? 2 : 1,
 			    .pidfd = -1,
-			    .key_w = -1};
+			    .key_w = -1,
+			    .cg = cg};
 	int spec_fd = -1;
 	f.out.fd = f.err.fd = f.res.fd = -1;
 	if (make_pipes(pp, npipes) < 0 ||

@@ -30,6 +30,11 @@ static int run_cg_over_memory(void *ctx)
 	return cg_job_over_memory(ctx);
 }
 
+static int run_cg_kill(void *ctx)
+{
+	return cg_job_kill_now(ctx);
+}
+
 /* The jail's plain description of the job: the profile's interpreter, binds
  * and filter, the request's code, stdin and files, the resolved limits. */
 static struct jail_file *run_jail_job(const struct job *j, struct jail_job *jj)
@@ -143,7 +148,7 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 				     in->job_len, in->key, in->seed);
 		spec.main_py = in->main_py;
 	}
-	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj, NULL};
+	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj, NULL, run_cg_kill};
 	/* cgroup v1 lets TCP queue past the socket share of memory_mb: watched. */
 	if (cgj && cgj->v1_mem_total)
 		cg.over_memory = run_cg_over_memory;

@@ -20,6 +20,13 @@
 #define CALL_MS 90000 /* the longest a response may take (queue + job) */
 #define MAX_HDR 32
 #define VICTIM_CODE "import time\ntime.sleep(3)\nprint(\"survived\")\n"
+/* setup busy-neighbour: the same client's other job, spinning two CPUs
+ * (limit cpus 2; two processes) for three seconds of wall time beside the
+ * program. */
+#define NEIGHBOUR_CODE                                                                             \
+	"import os, time\nt = time.monotonic() + 3\npid = os.fork()\n"                             \
+	"while time.monotonic() < t:\n    pass\nif pid == 0:\n    os._exit(0)\n"                   \
+	"os.waitpid(pid, 0)\nprint(\"spun\")\n"
 /* ipc-clean: the SysV IPC keys the programs use. */
 #define IPC_KEY_LO 0x5bd0
 #define IPC_KEY_HI 0x5bdf
@@ -59,6 +66,7 @@ struct prog {
 	int nfetched;
 	long stdin_bytes;
 	bool setup_submount;
+	bool setup_neighbour; /* "# setup: busy-neighbour" */
 	char *out[MAX_HDR];
 	int nout;
 	char *host[MAX_HDR];

@@ -334,6 +334,8 @@ void prog_load(struct prog *p, const char *path, const struct test_daemon *d, co
 		} else if (strcmp(key, "setup") == 0) {
 			if (strcmp(val, "usr-submount") == 0)
 				p->setup_submount = true;
+			else if (strcmp(val, "busy-neighbour") == 0)
+				p->setup_neighbour = true;
 			else
 				whyf(p->why, sizeof p->why, "unknown setup '%s'", val);
 		} else if (strcmp(key, "stdout") == 0) {

@@ -7,6 +7,12 @@
 # kills the job for memory when the sum passes memory_mb; on v2 the forced
 # charges count in memory.current and the job meets its OOM kill. Either
 # way the host's socket memory may grow by the job's limit, not more.
+# Here the job also keeps its own cgroup at its CPU cap (spinners), and the
+# same client's other job spins both CPUs: the daemon's kill used to reach
+# only the job's pid 1, and the rest of the job went on queueing until
+# that pid 1, throttled with them, got the CPU to exit (77 to 180 MB in
+# three of four runs). The daemon now kills the whole cgroup at once.
+# setup: busy-neighbour
 # requires: cgroup-memory
 # requires: socket-memcg
 # expect: memory_limit|pass
@@ -19,7 +25,8 @@ import socket
 import sys
 import time
 
-PROCS = 20
+SPIN = 8
+PROCS = 16
 CONNS = 240  # per process: 480 descriptors of its 512
 CHUNK = b"\x5b" * (256 << 10)
 
@@ -50,6 +57,13 @@ def fill():
     time.sleep(3)
 
 
+end = time.monotonic() + 6  # spinners stop on their own where nothing kills
+for _ in range(SPIN):
+    if os.fork() == 0:
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+time.sleep(0.3)  # the cgroup at its cap before the sockets fill
 kids = []
 for _ in range(PROCS):
     pid = os.fork()

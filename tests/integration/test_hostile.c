@@ -18,6 +18,12 @@
  *   # setup: usr-submount            before the job, mount a world-writable
  *                                    tmpfs at @SUBMOUNT@ (under the host's
  *                                    /usr/local); removed after its checks
+ *   # setup: busy-neighbour          before the job, submit another job on
+ *                                    the same connection that spins two
+ *                                    CPUs for 3 s (what a client with two
+ *                                    worker slots can do to the daemon's
+ *                                    timing); it must pass, or the program
+ *                                    fails
  *   # stdout: contains TEXT          (or "not-contains TEXT"); repeatable
  *   # host: CHECK                    a host-side check run after the job;
  *                                    repeatable; one of g_checks[]:
@@ -112,8 +118,8 @@
  *
  * Programs run on one daemon (--workers 2) in batches of two; the host checks
  * of a batch run when both jobs have answered. Programs with a setup or a
- * victim run alone; the xjob_* programs run together, at the same time in two
- * slots. persist_* programs run in name order, one at a time, on a
+ * victim run alone (a victim or a busy neighbour beside them); the xjob_* programs run together, at
+ * the same time in two slots. persist_* programs run in name order, one at a time, on a
  * --workers 1 daemon (so they share a slot and a uid).
  *
  * test_hostile_controls.c shows that every host check can fail (each is run
@@ -217,6 +223,19 @@ static void report_prog(struct report *rep, const struct prog *p)
 	}
 }
 
+/* The busy neighbour's answer: it must have spun to its end, or the
+ * program did not run beside it. */
+static void neighbour_wait(struct sbx_conn *c, const char *id, struct prog *p)
+{
+	char err[512];
+	json_t *r = sbx_wait(c, id, CALL_MS, err, sizeof err);
+	const char *v = sget(r, "verdict"), *out = sget(r, "stdout");
+	if (!v || strcmp(v, "pass") != 0 || !out || strcmp(out, "spun\n") != 0)
+		whyf(p->why, sizeof p->why, "busy-neighbour: the neighbour job ended %s (%s)",
+		     v ? v : "without an answer", r ? "" : err);
+	json_decref(r);
+}
+
 /* Submits the batch (and a victim when one program needs it), waits for
  * every answer, then runs the host checks of each program. */
 static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct report *rep)
@@ -243,10 +262,14 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 		struct prog *p = batch[i];
 		if (p->why[0])
 			continue; /* broken header: not run */
-		if (has_host(p, "victim-survived")) {
-			snprintf(victim_id, sizeof victim_id, "victim-of-%s", p->name);
-			json_t *v = json_pack("{s:s,s:s,s:{s:i}}", "id", victim_id, "code",
-					      VICTIM_CODE, "limits", "wall_ms", 15000);
+		/* A program runs alone when it has a victim or a neighbour. */
+		bool victim = has_host(p, "victim-survived");
+		if (victim || p->setup_neighbour) {
+			snprintf(victim_id, sizeof victim_id, "%s-of-%s",
+				 victim ? "victim" : "neighbour", p->name);
+			json_t *v = json_pack("{s:s,s:s,s:{s:i,s:i}}", "id", victim_id, "code",
+					      victim ? VICTIM_CODE : NEIGHBOUR_CODE, "limits",
+					      "wall_ms", 15000, "cpus", victim ? 1 : 2);
 			ck_assert_int_eq(sbx_submit(c, v, err, sizeof err), 0);
 			json_decref(v);
 		}
@@ -265,6 +288,8 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 			whyf(p->why, sizeof p->why, "no response: %s", err);
 		if (victim_id[0] && has_host(p, "victim-survived"))
 			p->victim_resp = sbx_wait(c, victim_id, CALL_MS, err, sizeof err);
+		if (victim_id[0] && p->setup_neighbour)
+			neighbour_wait(c, victim_id, p);
 	}
 	sbx_close(c);
 	if (sockmem)
@@ -331,7 +356,8 @@ START_TEST(test_hostile_programs)
 				continue;
 			}
 			/* A program that needs a victim or a setup runs alone. */
-			if (has_host(p, "victim-survived") || p->setup_submount) {
+			if (has_host(p, "victim-survived") || p->setup_submount ||
+			    p->setup_neighbour) {
 				if (nb)
 					run_batch(&d, batch, nb, &rep);
 				nb = 0;

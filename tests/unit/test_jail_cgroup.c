@@ -458,6 +458,17 @@ START_TEST(test_attach_nprocs_fake)
 }
 END_TEST
 
+/* A child that waits to be killed. */
+static pid_t sleeper(void)
+{
+	pid_t c = fork();
+	ck_assert(c >= 0);
+	if (c == 0)
+		for (;;)
+			pause();
+	return c;
+}
+
 START_TEST(test_kill_fake)
 {
 	char t[PATH_MAX];
@@ -476,12 +487,7 @@ START_TEST(test_kill_fake)
 	/* No cgroup.kill: each listed pid gets SIGKILL; the fake file never
 	 * empties, so the wait times out. */
 	ck_assert(unlink(P("%s/cgroup.kill", j.v2)) == 0);
-	pid_t c = fork();
-	ck_assert(c >= 0);
-	if (c == 0) {
-		for (;;)
-			pause();
-	}
+	pid_t c = sleeper();
 	put(P("%s/cgroup.procs", j.v2), P("%d\n", (int)c));
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -497,6 +503,46 @@ START_TEST(test_kill_fake)
 	put(P("%s/cgroup.procs", j.v2), P("%d\n", (int)getpid()));
 	ck_assert_int_eq(cg_job_kill(&j, 10), -1);
 	ck_assert_int_eq(errno, EBUSY);
+}
+END_TEST
+
+START_TEST(test_kill_now_fake)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j, none;
+	int st;
+	set(t, new_tree());
+	setup_v2(t, &r);
+	ck_assert_msg(cg_job_create(&r, "job-n", &L64, &j, err, sizeof err) == 0, "%s", err);
+	/* cgroup.kill present: written, nothing signalled by pid, no wait. */
+	pid_t c = sleeper();
+	put(P("%s/cgroup.kill", j.v2), "0\n");
+	put(P("%s/cgroup.procs", j.v2), P("%d\n", (int)c));
+	ck_assert_int_eq(cg_job_kill_now(&j), 0);
+	ck_assert_str_eq(get(P("%s/cgroup.kill", j.v2)), "1");
+	ck_assert_int_eq(waitpid(c, &st, WNOHANG), 0);
+	/* Without it each listed pid is killed, and the call returns although
+	 * the (fake) file still lists it. */
+	ck_assert(unlink(P("%s/cgroup.kill", j.v2)) == 0);
+	ck_assert_int_eq(cg_job_kill_now(&j), 0);
+	ck_assert(waitpid(c, &st, 0) == c);
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+
+	/* v1: the memory hierarchy's list; our own pid is never killed. */
+	set(t, new_tree());
+	setup_v1(t, &r, true);
+	ck_assert_msg(cg_job_create(&r, "job-n", &L64, &j, err, sizeof err) == 0, "%s", err);
+	c = sleeper();
+	put(P("%s/cgroup.procs", j.v1_memory), P("%d\n%d\n", (int)getpid(), (int)c));
+	ck_assert_int_eq(cg_job_kill_now(&j), 0);
+	ck_assert(waitpid(c, &st, 0) == c);
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* An unreadable list, and a job with no cgroup, are errors. */
+	ck_assert(unlink(P("%s/cgroup.procs", j.v1_memory)) == 0);
+	ck_assert_int_eq(cg_job_kill_now(&j), -1);
+	memset(&none, 0, sizeof none);
+	ck_assert_int_eq(cg_job_kill_now(&none), -1);
 }
 END_TEST
 
@@ -686,6 +732,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_job_create_unwritable);
 	tcase_add_test(tc, test_attach_nprocs_fake);
 	tcase_add_test(tc, test_kill_fake);
+	tcase_add_test(tc, test_kill_now_fake);
 	tcase_add_test(tc, test_destroy_fake);
 	tcase_add_test(tc, test_stats_v2);
 	tcase_add_test(tc, test_stats_v1);
