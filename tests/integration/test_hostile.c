@@ -118,9 +118,10 @@
  *
  * Programs run on one daemon (--workers 2) in batches of two; the host checks
  * of a batch run when both jobs have answered. Programs with a setup or a
- * victim run alone (a victim or a busy neighbour beside them); the xjob_* programs run together, at
- * the same time in two slots. persist_* programs run in name order, one at a time, on a
- * --workers 1 daemon (so they share a slot and a uid).
+ * victim run alone (a victim or a busy neighbour beside them); the xjob_*
+ * programs run together, at the same time in two slots. persist_* programs
+ * run in name order, one at a time, on a --workers 1 daemon (so they share a
+ * slot and a uid).
  *
  * test_hostile_controls.c shows that every host check can fail (each is run
  * against a host state that a broken jail would leave), and so can every
