@@ -11,7 +11,8 @@
 # same client's other job spins both CPUs: the daemon's kill used to reach
 # only the job's pid 1, and the rest of the job went on queueing until
 # that pid 1, throttled with them, got the CPU to exit (77 to 180 MB in
-# three of four runs). The daemon now kills the whole cgroup at once.
+# four runs with two busy loops on the host, three of them past the bound).
+# The daemon now kills the whole cgroup at once.
 # setup: busy-neighbour
 # requires: cgroup-memory
 # requires: socket-memcg
