@@ -142,29 +142,28 @@ flush() {
 	done
 }
 # Those that may share the machine first, up to $jobs at a time, then the
-# ones that run alone; reports still follow the given order.
-order=()
+# ones that run alone, one by one; reports still follow the given order.
+shared=() solo=()
 for i in "${!progs[@]}"; do
-	[[ $alone == *" $(basename "${progs[$i]}") "* ]] || order+=("$i")
-done
-for i in "${!progs[@]}"; do
-	[[ $alone == *" $(basename "${progs[$i]}") "* ]] && order+=("$i")
-done
-for i in "${order[@]}"; do
 	if [[ $alone == *" $(basename "${progs[$i]}") "* ]]; then
-		wait
+		solo+=("$i")
 	else
-		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
-			wait -n
-			flush
-		done
+		shared+=("$i")
 	fi
+done
+for i in "${shared[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+		flush
+	done
 	run_one "$i" "${progs[$i]}" &
-	[[ $alone == *" $(basename "${progs[$i]}") "* ]] && wait
-	flush
 done
 wait
 flush
+for i in "${solo[@]}"; do
+	run_one "$i" "${progs[$i]}"
+	flush
+done
 end=$(date +%s.%N)
 secs=$(printf '%.1f' "$(echo "$end - $start" | bc 2>/dev/null || python3 -c "print($end-$start)")")
 if [ -n "${skips//[$'\n']/}" ]; then

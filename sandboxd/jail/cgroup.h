@@ -159,9 +159,9 @@ int cg_job_nprocs(const struct cg_job *j);
 /* SIGKILLs everything in the job (cgroup.kill when present) and waits up to
  * timeout_ms for it to be empty; returns 0 when empty, -1 if not. */
 int cg_job_kill(const struct cg_job *j, int timeout_ms);
-/* SIGKILLs everything in the job at once and returns without waiting
- * (cgroup.kill when present, else each pid of the memory hierarchy's, or the
- * pids one's, cgroup.procs). Killing only the job's pid 1 leaves the rest
+/* SIGKILLs everything in the job at once and returns without waiting for
+ * it to be gone (cgroup.kill when present, else each pid of the memory
+ * hierarchy's, or the pids one's, cgroup.procs). Killing only the job's pid 1 leaves the rest
  * running until that pid 1 gets the CPU to exit, which in a throttled
  * cgroup can take a CFS period or more: time enough for a job to keep
  * queueing socket buffers past its limit. */

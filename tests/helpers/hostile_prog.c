@@ -363,6 +363,10 @@ void prog_load(struct prog *p, const char *path, const struct test_daemon *d, co
 	free(copy);
 	if (!p->expect)
 		whyf(p->why, sizeof p->why, "no '# expect:' header");
+	/* One job runs beside a program: its victim or its neighbour. */
+	if (p->setup_neighbour && has_host(p, "victim-survived"))
+		whyf(p->why, sizeof p->why,
+		     "setup busy-neighbour and host victim-survived together");
 }
 
 bool has_host(const struct prog *p, const char *check)

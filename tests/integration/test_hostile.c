@@ -23,7 +23,7 @@
  *                                    CPUs for 3 s (what a client with two
  *                                    worker slots can do to the daemon's
  *                                    timing); it must pass, or the program
- *                                    fails
+ *                                    fails; not with victim-survived
  *   # stdout: contains TEXT          (or "not-contains TEXT"); repeatable
  *   # host: CHECK                    a host-side check run after the job;
  *                                    repeatable; one of g_checks[]:
@@ -257,18 +257,18 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 		sockmem_start();
 	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
 	ck_assert_msg(c != NULL, "connect: %s", err);
-	char victim_id[128] = "";
+	char beside_id[128] = "";
 	bool sent[8] = {false};
 	for (int i = 0; i < n; i++) {
 		struct prog *p = batch[i];
 		if (p->why[0])
 			continue; /* broken header: not run */
-		/* A program runs alone when it has a victim or a neighbour. */
+		/* A program with a victim or a neighbour runs alone. */
 		bool victim = has_host(p, "victim-survived");
 		if (victim || p->setup_neighbour) {
-			snprintf(victim_id, sizeof victim_id, "%s-of-%s",
+			snprintf(beside_id, sizeof beside_id, "%s-of-%s",
 				 victim ? "victim" : "neighbour", p->name);
-			json_t *v = json_pack("{s:s,s:s,s:{s:i,s:i}}", "id", victim_id, "code",
+			json_t *v = json_pack("{s:s,s:s,s:{s:i,s:i}}", "id", beside_id, "code",
 					      victim ? VICTIM_CODE : NEIGHBOUR_CODE, "limits",
 					      "wall_ms", 15000, "cpus", victim ? 1 : 2);
 			ck_assert_int_eq(sbx_submit(c, v, err, sizeof err), 0);
@@ -287,10 +287,10 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 		p->resp = sbx_wait(c, p->name, CALL_MS, err, sizeof err);
 		if (!p->resp)
 			whyf(p->why, sizeof p->why, "no response: %s", err);
-		if (victim_id[0] && has_host(p, "victim-survived"))
-			p->victim_resp = sbx_wait(c, victim_id, CALL_MS, err, sizeof err);
-		if (victim_id[0] && p->setup_neighbour)
-			neighbour_wait(c, victim_id, p);
+		if (beside_id[0] && has_host(p, "victim-survived"))
+			p->victim_resp = sbx_wait(c, beside_id, CALL_MS, err, sizeof err);
+		if (beside_id[0] && p->setup_neighbour)
+			neighbour_wait(c, beside_id, p);
 	}
 	sbx_close(c);
 	if (sockmem)
