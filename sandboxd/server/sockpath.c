@@ -27,6 +27,8 @@
 
 #define PING_MS 2000 /* how long a listener has to answer our ping */
 #define LOCK_MS 5000 /* how long another daemon's start may hold the directory */
+#define DEAD_MS 5000 /* how long a dead listener's socket may take to close */
+#define DEAD_POLL_NS 10000000L
 
 static dev_t bound_dev;
 static ino_t bound_ino;
@@ -71,6 +73,55 @@ static bool answers_ping(int fd)
 	return false;
 }
 
+/* The process that listens behind a connected fd is gone (or a zombie):
+ * SO_PEERCRED names the caller of listen(). 0 pid: not in our pid
+ * namespace, so not known. A recycled pid reads as alive, which only falls
+ * back to the ping. */
+static bool listener_dead(int fd, pid_t *pid)
+{
+	struct ucred uc = {0};
+	socklen_t len = sizeof uc;
+	*pid = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 || uc.pid <= 0)
+		return false;
+	*pid = uc.pid;
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)uc.pid);
+	int sf = open(path, O_RDONLY | O_CLOEXEC);
+	if (sf < 0)
+		return errno == ENOENT;
+	ssize_t n = read(sf, buf, sizeof buf - 1);
+	close(sf);
+	buf[n > 0 ? n : 0] = '\0';
+	/* The state follows the last ')': the name may hold one. */
+	const char *r = strrchr(buf, ')');
+	return r && r[1] == ' ' && r[2] == 'Z';
+}
+
+/* A daemon that died (SIGKILL, a crash) leaves its listening socket open
+ * for a moment in the children it had just cloned and not yet exec'd: they
+ * hold a copy of its descriptors, and a dying task closes its files only
+ * after tearing down its namespaces (measured: 10 ms, seconds under load).
+ * Stale once connect is refused; 1, or 0 if it still accepts after
+ * DEAD_MS. */
+static int refused_within(const struct sockaddr_un *sa)
+{
+	uint64_t deadline = clock_mono_ns() + (uint64_t)DEAD_MS * 1000000u;
+	do {
+		struct timespec ts = {0, DEAD_POLL_NS};
+		nanosleep(&ts, NULL);
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -1;
+		int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
+		int e = errno;
+		close(fd);
+		if (rc < 0 && e == ECONNREFUSED)
+			return 1;
+	} while (clock_mono_ns() < deadline);
+	return 0;
+}
+
 int sockpath_probe(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -87,6 +138,7 @@ int sockpath_probe(const char *path, char *err, size_t errlen)
 	if (fd < 0)
 		return errfmt_errno(err, errlen, errno, "socket");
 	int rc;
+	pid_t lpid;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 		/* Refused: nobody listens, the socket is a dead daemon's. */
 		rc = errno == ECONNREFUSED ? 1
@@ -96,6 +148,17 @@ int sockpath_probe(const char *path, char *err, size_t errlen)
 				  "removing it",
 				  path)
 			 : errfmt_errno(err, errlen, errno, "socket %s: connect", path);
+	} else if (listener_dead(fd, &lpid)) {
+		/* Not pinged: nobody is left to answer, and the ping's wait
+		 * would only hold the connection open longer. */
+		rc = refused_within(&sa);
+		if (rc == 0)
+			rc = errfmt(err, errlen,
+				    "socket %s still accepts connections %d ms after the process "
+				    "that listened there (pid %d) exited; not removing it",
+				    path, DEAD_MS, (int)lpid);
+		else if (rc < 0)
+			rc = errfmt_errno(err, errlen, errno, "socket");
 	} else if (answers_ping(fd)) {
 		rc = errfmt(err, errlen,
 			    "another sandboxd is serving %s (it answered a ping): stop it first, "

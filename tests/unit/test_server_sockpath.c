@@ -2,19 +2,24 @@
  * probe calls free, stale or in use; a bind that replaces only a stale
  * socket and leaves root:gid 0660; a path that appears only once it
  * accepts connections; and an exit that removes the socket only
- * while it is still the one bound. The "another sandboxd" answer is tested
+ * while it is still the one bound; a socket whose listener exited while a
+ * child still holds it. The "another sandboxd" answer is tested
  * against a real daemon (test_daemon_files). Run as root (chown). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "sandboxd/server/sockpath.h"
 #include "tests/helpers/tmain.h"
 
@@ -72,6 +77,62 @@ START_TEST(test_probe)
 	ck_assert(symlink(sock, link) == 0);
 	ck_assert_int_eq(sockpath_probe(link, err, sizeof err), -1);
 	ck_assert_msg(strstr(err, "symlink"), "%s", err);
+}
+END_TEST
+
+/* A listener whose process is gone while a child of it still holds the
+ * socket (what a killed daemon leaves for a moment: a child it had cloned,
+ * not yet exec'd): the pid of B, which holds it hold_ms (-1: until killed).
+ * The listener's process is reaped before this returns. */
+static pid_t dead_listener(int hold_ms)
+{
+	int pp[2];
+	ck_assert(pipe(pp) == 0);
+	pid_t a = fork();
+	ck_assert(a >= 0);
+	if (a == 0) {
+		int fd = bound_socket(sock, true);
+		pid_t b = fork();
+		if (b == 0) {
+			if (hold_ms < 0)
+				pause();
+			usleep((useconds_t)hold_ms * 1000);
+			_exit(0);
+		}
+		(void)!write(pp[1], &b, sizeof b);
+		close(fd);
+		_exit(b > 0 ? 0 : 1);
+	}
+	close(pp[1]);
+	pid_t b = -1;
+	ck_assert(read(pp[0], &b, sizeof b) == (ssize_t)sizeof b && b > 0);
+	close(pp[0]);
+	int st;
+	ck_assert(waitpid(a, &st, 0) == a && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return b;
+}
+
+START_TEST(test_probe_dead_listener)
+{
+	char err[512];
+	/* B becomes ours to wait for when its parent exits. */
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	/* Let go after 300 ms: stale, once it refuses (not at once, and not
+	 * refused as a listener that never answers a ping). */
+	pid_t b = dead_listener(300);
+	uint64_t t0 = clock_mono_ms();
+	ck_assert_msg(sockpath_probe(sock, err, sizeof err) == 1, "%s", err);
+	ck_assert_uint_ge(clock_mono_ms() - t0, 150);
+	ck_assert(waitpid(b, NULL, 0) == b);
+	unlink(sock);
+	/* Held on: kept, and the message says why. */
+	b = dead_listener(-1);
+	ck_assert_int_eq(sockpath_probe(sock, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "still accepts") && strstr(err, "exited"), "%s", err);
+	struct stat st;
+	ck_assert(stat(sock, &st) == 0 && S_ISSOCK(st.st_mode));
+	kill(b, SIGKILL);
+	ck_assert(waitpid(b, NULL, 0) == b);
 }
 END_TEST
 
@@ -162,6 +223,7 @@ static Suite *sockpath_suite(void)
 	TCase *t = tmain_tcase(s, "sockpath", 30);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_probe);
+	tcase_add_test(t, test_probe_dead_listener);
 	tcase_add_test(t, test_bind_replaces_stale_sets_owner_mode);
 	tcase_add_test(t, test_unlink_removes_own);
 	tcase_add_test(t, test_path_appears_listening);
