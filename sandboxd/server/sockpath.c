@@ -102,7 +102,7 @@ static bool listener_dead(int fd, pid_t *pid)
  * for a moment in the children it had just cloned and not yet exec'd: they
  * hold a copy of its descriptors, and a dying task closes its files only
  * after tearing down its namespaces (measured: 10 ms, seconds under load).
- * Stale once connect is refused; 1, or 0 if it still accepts after
+ * Stale once connect is refused: 1, or 0 if it still accepts after
  * DEAD_MS. */
 static int refused_within(const struct sockaddr_un *sa)
 {
@@ -116,7 +116,8 @@ static int refused_within(const struct sockaddr_un *sa)
 		int rc = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
 		int e = errno;
 		close(fd);
-		if (rc < 0 && e == ECONNREFUSED)
+		/* Refused, or removed meanwhile: nothing is served there. */
+		if (rc < 0 && (e == ECONNREFUSED || e == ENOENT))
 			return 1;
 	} while (clock_mono_ns() < deadline);
 	return 0;
