@@ -164,6 +164,20 @@ static pid_t parent_of(pid_t pid)
 	return (pid_t)pp;
 }
 
+/* Each marker is in the memory of one payload, a different one each. */
+static bool payloads_marked(const struct job_procs *jobs, int n, const char *ma, const char *mb)
+{
+	size_t sx;
+	int a = -1, b = -1;
+	for (int i = 0; i < n; i++) {
+		if (memory_has(jobs[i].payload, ma, &sx))
+			a = i;
+		if (memory_has(jobs[i].payload, mb, &sx))
+			b = i;
+	}
+	return a >= 0 && b >= 0 && a != b;
+}
+
 /* Both paths: a cold job's init is the daemon's child and holds its own job
  * only; a warm job's pid 1 is the reaper its fork server started (holding
  * no job at all), and the server (its parent) holds no job either. */
@@ -187,7 +201,12 @@ static void init_holds_no_other_job(bool cold)
 	submit(c, marked_job("a", ma));
 	int n = wait_jobs(uid_lo(&d), uid_hi(&d), 2, jobs, 20000);
 	ck_assert_msg(n == 2, "expected the inits of 2 running jobs, found %d", n);
-	td_sleep_ms(500); /* both payloads have read their stdin */
+	/* Until both payloads have read their stdin: a fixed 500 ms was too
+	 * short for the job started second under emulation beside another
+	 * suite (the VM tier). */
+	long long until = td_now_ms() + 20000;
+	while (!payloads_marked(jobs, n, ma, mb) && td_now_ms() < until)
+		td_sleep_ms(100);
 	int payload_a = -1, payload_b = -1;
 	for (int i = 0; i < n; i++) {
 		size_t si, sp, sx;

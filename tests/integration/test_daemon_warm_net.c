@@ -22,9 +22,18 @@
 #define TIMEOUT_S 120
 #define CALL_MS 60000
 
-/* Prints "NS net:[inode] STATE pristine", or STATE and what is not new. */
+/* Prints "NS net:[inode]#cookie STATE pristine", or STATE and what is not
+ * new. The cookie (SO_NETNS_COOKIE, Linux 5.14; 0 before) tells two
+ * namespaces apart where the inode cannot: a freed namespace's inode
+ * number is given to the next one made, which the VM tier saw once. */
 static const char STATE[] =
-    "import os\n"
+    "import os, socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+    "try:\n"
+    "    ck = int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 71, 8), sys.byteorder)\n"
+    "except OSError:\n"
+    "    ck = 0\n"
+    "s.close()\n"
     "bad = []\n"
     "st = {}\n"
     "for line in open('/proc/net/sockstat'):\n"
@@ -40,7 +49,8 @@ static const char STATE[] =
     "snmp = open('/proc/net/snmp').read().splitlines()\n"
     "ip = dict(zip(snmp[0].split()[1:], map(int, snmp[1].split()[1:])))\n"
     "if ip['OutNoRoutes']: bad.append('noroute')\n"
-    "print('NS', os.readlink('/proc/self/ns/net'), 'STATE', ' '.join(bad) or 'pristine')\n";
+    "print('NS', os.readlink('/proc/self/ns/net') + '#' + str(ck), 'STATE',\n"
+    "      ' '.join(bad) or 'pristine')\n";
 
 /* What each dirtying job leaves, and what the control must see. */
 static const struct {
