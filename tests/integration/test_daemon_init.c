@@ -164,18 +164,21 @@ static pid_t parent_of(pid_t pid)
 	return (pid_t)pp;
 }
 
-/* Each marker is in the memory of one payload, a different one each. */
-static bool payloads_marked(const struct job_procs *jobs, int n, const char *ma, const char *mb)
+/* Each marker is in the memory of one payload, a different one each: the
+ * control for the markers (the same scan finds each job's marker in its own
+ * payload: its code, stdin and file). The payloads' indexes go to *a, *b. */
+static bool payloads_marked(const struct job_procs *jobs, int n, const char *ma, const char *mb,
+			    int *a, int *b)
 {
 	size_t sx;
-	int a = -1, b = -1;
+	*a = *b = -1;
 	for (int i = 0; i < n; i++) {
 		if (memory_has(jobs[i].payload, ma, &sx))
-			a = i;
+			*a = i;
 		if (memory_has(jobs[i].payload, mb, &sx))
-			b = i;
+			*b = i;
 	}
-	return a >= 0 && b >= 0 && a != b;
+	return *a >= 0 && *b >= 0 && *a != *b;
 }
 
 /* Both paths: a cold job's init is the daemon's child and holds its own job
@@ -205,9 +208,9 @@ static void init_holds_no_other_job(bool cold)
 	 * short for the job started second under emulation beside another
 	 * suite (the VM tier). */
 	long long until = td_now_ms() + 20000;
-	while (!payloads_marked(jobs, n, ma, mb) && td_now_ms() < until)
+	int payload_a, payload_b;
+	while (!payloads_marked(jobs, n, ma, mb, &payload_a, &payload_b) && td_now_ms() < until)
 		td_sleep_ms(100);
-	int payload_a = -1, payload_b = -1;
 	for (int i = 0; i < n; i++) {
 		size_t si, sp, sx;
 		char own[64];
@@ -249,12 +252,6 @@ static void init_holds_no_other_job(bool cold)
 				      "fork server %d: its own code not found: the scan is blind",
 				      (int)server);
 		}
-		/* The control for the markers: the same scan finds each job's
-		 * marker in its own payload (its code, stdin and file). */
-		if (pa)
-			payload_a = i;
-		if (pb)
-			payload_b = i;
 	}
 	ck_assert_msg(payload_a >= 0 && payload_b >= 0 && payload_a != payload_b,
 		      "each job's marker must be found in its own payload (a in %d, b in %d)",
