@@ -103,7 +103,9 @@ static bool listener_dead(int fd, pid_t *pid)
  * hold a copy of its descriptors, and a dying task closes its files only
  * after tearing down its namespaces (measured: 10 ms, seconds under load).
  * Stale once connect is refused: 1, or 0 if it still accepts after
- * DEAD_MS. */
+ * DEAD_MS. Not the whole probe again: every connection stays queued in the
+ * dead listener's backlog, so a full backlog (EAGAIN) is only more waiting
+ * here, where the probe would call it in use. */
 static int refused_within(const struct sockaddr_un *sa)
 {
 	uint64_t deadline = clock_mono_ns() + (uint64_t)DEAD_MS * 1000000u;
