@@ -74,13 +74,17 @@ def run_both(reqs):
     take run warm."""
     reqs = [r for r in reqs if ONLY in r["id"]]
     order = sorted(reqs, key=lambda r: ("seed" in r, r.get("seed", 0)))
-    res = {}
+    res, took = {}, {}
     for key in ("cold", "warm"):
         c = Conn(SOCKS[key])
+        t0 = time.monotonic()
         try:
             res[key] = c.pipeline(order)
         finally:
             c.close()
+        took[key] = time.monotonic() - t0
+    log("parity: %d requests: cold daemon %.1f s, warm daemon %.1f s"
+        % (len(order), took["cold"], took["warm"]))
     if CONTROL:
         res["warm"] = {k: broken(v) for k, v in res["warm"].items()}
     return {r["id"]: (res["cold"][r["id"]], res["warm"][r["id"]]) for r in reqs}, reqs
