@@ -242,7 +242,7 @@ static void run_batch(struct sbx_conn **c, int nconn, int first, int total, int 
  * (the check-vm guest's emulation factor, 4 under TCG), never below 500.
  * Emulated, 2,000 jobs took 200 of check-vm's 1,100 s; 500 still show a
  * descriptor leaked per job (490 more), and the VmRSS bound below is the
- * same. The host tiers run all 2,000. */
+ * same. make check-stress, on the host, runs all 2,000. */
 static int stability_jobs(void)
 {
 	const char *s = getenv("SBX_TIME_SCALE");

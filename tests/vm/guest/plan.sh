@@ -77,9 +77,9 @@ report() {
 
 # A response is read with one sed and the shell's own string operations:
 # under emulation every process the plan starts costs about 45 ms, and a
-# sed pipeline per field took 25 of a placement's 45 s (now 20 s in all). (The shell's pattern
-# operations on the whole line are no way out: on output-limit's 16 KiB
-# line dash's took 40 s.)
+# sed pipeline per field took 25 of a placement's 45 s (now 20-30 s in
+# all). The shell's pattern operations on the whole line are no way out:
+# on output-limit's 16 KiB line, dash's took 40 s.
 #
 # jload FILE: the fields the checks read, from the response on FILE's first
 # line (sbx's compact JSON); jval KEY then gives one in _jv. The value of
