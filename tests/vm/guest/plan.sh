@@ -88,14 +88,16 @@ report() {
 # plan's jobs keep free of them; "memory_mb" as a string is only
 # enforcement's (limits' is a number). usage: "cpu=Nms wall=Nms mem=NkB".
 JKEYS="verdict limit_hit syscall memory_mb pids cpu_ms"
+# The sed program: "KEY VALUE" per field found, the line restored from the
+# hold space before each.
+JSED="h;"
+for _k in $JKEYS; do
+	JSED="${JSED}g;s/.*\"$_k\":\(\"[^\"]*\"\|null\).*/$_k \1/p;"
+done
+JSED="${JSED}g;s/.*\"usage\":{\"cpu_ms\":\([0-9]*\),\"wall_ms\":\([0-9]*\),\"memory_kb\":\([0-9]*\)}.*/usage cpu=\1ms wall=\2ms mem=\3kB/p;q"
 jload() {
-	_js=""
-	for _k in $JKEYS; do
-		_js="${_js}g;s/.*\"$_k\":\(\"[^\"]*\"\|null\).*/$_k \1/p;"
-		eval "jv_$_k="
-	done
-	jv_usage=""
-	_jo=$(sed -n "h;${_js}g;s/.*\"usage\":{\"cpu_ms\":\([0-9]*\),\"wall_ms\":\([0-9]*\),\"memory_kb\":\([0-9]*\)}.*/usage cpu=\1ms wall=\2ms mem=\3kB/p;q" "$1" 2>/dev/null)
+	for _k in $JKEYS usage; do eval "jv_$_k="; done
+	_jo=$(sed -n "$JSED" "$1" 2>/dev/null)
 	while read -r _k _v; do
 		_v=${_v#\"}
 		case " $JKEYS usage " in *" $_k "*) eval "jv_$_k=\${_v%\\\"}" ;; esac
