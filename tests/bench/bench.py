@@ -172,16 +172,20 @@ def trivial_tp(daemon, tmp, rounds, n):
     path = os.path.join(tmp, "tp.py")
     with open(path, "w") as f:
         f.write("pass\n")
-    bare, floor, sbx = [], [], []
+    names = ("bare", "fork_floor", "sandboxd")
+    rate, cpu, idle = ({k: [] for k in names} for _ in range(3))
     for _ in range(rounds):
-        b, f, s = jobs.throughput(BUILD, daemon, n, (path, "pass\n"))
-        bare.append(b)
-        floor.append(f)
-        sbx.append(s)
+        for k, (r, c, i) in zip(names, jobs.throughput(BUILD, daemon, n, (path, "pass\n"))):
+            rate[k].append(r)
+            cpu[k].append(c)
+            idle[k].append(i)
+    bare, floor, sbx = rate["bare"], rate["fork_floor"], rate["sandboxd"]
     return {"jobs": n, "rounds": rounds, "bare_runs_per_s": med(bare),
             "fork_floor_jobs_per_s": med(floor), "sandboxd_jobs_per_s": med(sbx),
             "ratio": paired_ratio(sbx, bare), "fork_floor_ratio": paired_ratio(floor, bare),
             "ratio_vs_fork_floor": paired_ratio(sbx, floor),
+            "cpu_ms_per_job": {k: med(v) for k, v in cpu.items()},
+            "idle_ms_per_job": {k: med(v) for k, v in idle.items()},
             "samples": {"bare": bare, "fork_floor": floor, "sandboxd": sbx}}
 
 
@@ -290,6 +294,22 @@ def report(out):
           "server forking a child per job, the ceiling of any fork-per-job design)",
           ["", "bare /s", "fork floor /s", "sandboxd /s", "sandboxd x bare", "floor x bare",
            "sandboxd x floor"], rows)
+    rows = []
+    for w in ("1", "2"):
+        tt = out["throughput"][w]["trivial"]
+        c, i = tt["cpu_ms_per_job"], tt["idle_ms_per_job"]
+        rows.append(["%s worker(s), trivial" % w] +
+                    [fmt(c[k], ".2f") + " / " + fmt(i[k], ".2f")
+                     for k in ("bare", "fork_floor", "sandboxd")])
+    tt = out["throughput"]["2"]["trivial"]
+    cpus = out["meta"]["cpus"] or 1
+    # The CPU a job may cost for 5x bare's rate with every CPU busy.
+    budget = cpus * 1000.0 / (5 * tt["bare_runs_per_s"]) if tt["bare_runs_per_s"] else None
+    rows.append(["CPU per job at 5x bare (2 workers, %d CPUs all busy)" % cpus,
+                 "", "", fmt(budget, ".2f")])
+    table("the machine's CPU per trivial job, busy / idle ms (section 5; /proc/stat over "
+          "the run: every process, this client and the kernel's workers)",
+          ["", "bare", "fork floor", "sandboxd"], rows)
     r = out["rss"]
     table("daemon memory (section 6)", ["", "RSS"],
           [["daemon, idle, after start", "%d kB" % r["idle_kb"]],

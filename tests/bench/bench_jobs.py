@@ -91,12 +91,25 @@ def interleaved(job, rounds):
     return ms
 
 
+def cpu_ticks():
+    """(busy, idle) clock ticks of the whole machine so far (/proc/stat):
+    busy is user, nice, system, irq and softirq; idle includes iowait.
+    Steal (another guest's time on this host) is in neither."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:8]]
+    return v[0] + v[1] + v[2] + v[5] + v[6], v[3] + v[4]
+
+
 def throughput(build, daemon, n, path_code):
     """Trivial jobs per second with `daemon.workers` at a time: bare python3
     processes, an unsandboxed fork server per worker thread, and kept-open
-    connections to sandboxd, one per worker thread; (bare, floor, sandboxd)."""
+    connections to sandboxd, one per worker thread. For each, (jobs/s,
+    machine CPU ms per job, idle CPU ms per job), from the machine's counters
+    over the run: every process counts, the daemon, the jobs, the fork
+    servers, the kernel's workers and this client alike."""
     path, code = path_code
     w = daemon.workers
+    tick_ms = 1000.0 / os.sysconf("SC_CLK_TCK")
 
     def par(fn):
         per = [n // w + (1 if i < n % w else 0) for i in range(w)]
@@ -107,15 +120,18 @@ def throughput(build, daemon, n, path_code):
                 fn(i, per[i])
             except Exception as e:   # reported, never hidden
                 errors.append(e)
+        busy0, idle0 = cpu_ticks()
         t = time.perf_counter()
         ths = [threading.Thread(target=loop, args=(i,)) for i in range(w)]
         for th in ths:
             th.start()
         for th in ths:
             th.join()
+        secs = time.perf_counter() - t
+        busy1, idle1 = cpu_ticks()
         if errors:
             raise errors[0]
-        return n / (time.perf_counter() - t)
+        return (n / secs, (busy1 - busy0) * tick_ms / n, (idle1 - idle0) * tick_ms / n)
 
     def bare(_, k):
         for _ in range(k):
