@@ -302,10 +302,11 @@ def report(out):
                     [fmt(c[k], ".2f") + " / " + fmt(i[k], ".2f")
                      for k in ("bare", "fork_floor", "sandboxd")])
     tt = out["throughput"]["2"]["trivial"]
-    cpus = out["meta"]["cpus"] or 1
-    # The CPU a job may cost for 5x bare's rate with every CPU busy.
+    # The CPU a job may cost for 5x bare's rate with as many CPUs busy
+    # as there are workers (2), or every CPU of a smaller machine.
+    cpus = min(2, out["meta"]["cpus"] or 1)
     budget = cpus * 1000.0 / (5 * tt["bare_runs_per_s"]) if tt["bare_runs_per_s"] else None
-    rows.append(["CPU per job at 5x bare (2 workers, %d CPUs all busy)" % cpus,
+    rows.append(["CPU per job at 5x bare (2 workers, %d CPUs busy)" % cpus,
                  "", "", fmt(budget, ".2f")])
     table("the machine's CPU per trivial job, busy / idle ms (section 5; /proc/stat over "
           "the run: every process, this client and the kernel's workers)",
