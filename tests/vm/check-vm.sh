@@ -380,6 +380,7 @@ MARKS=$OUT/markers.log
 rm -f "$LOG" "$MARKS"
 append="console=ttyS0,115200 panic=-1 quiet loglevel=3 sbxvm.accel=$VM_ACCEL"
 [ -n "${VM_TIME_SCALE:-}" ] && append="$append sbxvm.scale=$VM_TIME_SCALE"
+[ -n "${VM_PRINTK:-}" ] && append="$append sbxvm.printk=$VM_PRINTK softlockup_all_cpu_backtrace=1"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	-machine pc "${accel[@]}" -cpu max -smp "$VM_CPUS" -m "$VM_MEM"
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$append"
