@@ -45,7 +45,10 @@ $BB mount -t cgroup2 -o rw,nosuid,nodev,noexec,relatime,nsdelegate,memory_recurs
 	cgroup2 /sys/fs/cgroup
 $BB mount -t tmpfs -o nosuid,nodev,mode=755,size=20% tmpfs /run
 $BB mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /tmp
-echo 1 >/proc/sys/kernel/printk # keep kernel messages (OOM kills) off the console
+# Kernel messages (OOM kills) stay off the console, unless check-vm's
+# VM_PRINTK (sbxvm.printk=N) asks for them.
+lvl=$($BB sed -n 's/.*sbxvm\.printk=\([0-9]\).*/\1/p' /proc/cmdline)
+echo "${lvl:-1}" >/proc/sys/kernel/printk
 $BB hostname sbxvm
 $BB ip link set lo up
 
