@@ -378,6 +378,11 @@ if [ -z "${VM_TIMEOUT:-}" ]; then
 fi
 LOG=$OUT/console.log
 MARKS=$OUT/markers.log
+stop_qemu() {
+	kill "$qpid" 2>/dev/null || true
+	sleep 3
+	kill -9 "$qpid" 2>/dev/null || true
+}
 # One boot of the guest, to its power-off, its deadline or a soft lockup
 # (sets qrc, timed_out, locked, vm_ms).
 boot_vm() {
@@ -424,9 +429,7 @@ boot_vm() {
 		if [ "$el" -gt $((VM_TIMEOUT * 1000)) ]; then
 			timed_out=1
 			echo "[vm] the VM did not finish within ${VM_TIMEOUT}s: stopping QEMU (pid $qpid)"
-			kill "$qpid" 2>/dev/null || true
-			sleep 3
-			kill -9 "$qpid" 2>/dev/null || true
+			stop_qemu
 			break
 		fi
 		# A guest CPU stuck in the kernel for VM_LOCKUP_S: the guest will not
@@ -436,9 +439,7 @@ boot_vm() {
 		if [ -n "$stuck" ] && [ "$stuck" -ge "$VM_LOCKUP_S" ]; then
 			locked=1
 			echo "[vm] a guest CPU has been stuck in the kernel for ${stuck}s (soft lockup): stopping QEMU"
-			kill "$qpid" 2>/dev/null || true
-			sleep 3
-			kill -9 "$qpid" 2>/dev/null || true
+			stop_qemu
 			break
 		fi
 		# The guest said DONE but did not power off: give it 30 s.
