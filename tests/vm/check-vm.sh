@@ -434,7 +434,7 @@ boot_vm() {
 		fi
 		# A guest CPU stuck in the kernel for VM_LOCKUP_S: the guest will not
 		# go on (seen twice at the first daemon's start, both CPUs at once).
-		stuck=$(tr -d '\r' <"$LOG" | sed -n 's/.*soft lockup - CPU#[0-9]* stuck for \([0-9]*\)s.*/\1/p' |
+		stuck=$(sed -n 's/.*soft lockup - CPU#[0-9]* stuck for \([0-9]*\)s.*/\1/p' "$LOG" |
 			sort -n | tail -n1)
 		if [ -n "$stuck" ] && [ "$stuck" -ge "$VM_LOCKUP_S" ]; then
 			locked=1
