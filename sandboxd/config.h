@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "common/protocol.h"
@@ -49,7 +50,8 @@ struct config {
 	struct cg_root cg;
 	char *runner_src; /* the runner bundle (runner.pyz), read once at start */
 	size_t runner_len;
-	int warm_lib_fd; /* libsbxwarm.so in a sealed memfd, for fork servers; -1: cold only */
+	uint64_t runner_sum; /* jail_runner_sum of it */
+	int warm_lib_fd;     /* libsbxwarm.so in a sealed memfd, for fork servers; -1: cold only */
 };
 
 #endif

@@ -112,7 +112,10 @@ static int load_runner(const char *path, struct config *c, char *err, size_t err
 		free(c->runner_src);
 		c->runner_src = NULL;
 	}
-	return c->runner_src ? 0 : -1;
+	if (!c->runner_src)
+		return -1;
+	c->runner_sum = jail_runner_sum(c->runner_src, c->runner_len);
+	return 0;
 }
 
 /* The fork server's C half (libsbxwarm.so), in a sealed memfd handed to

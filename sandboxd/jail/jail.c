@@ -79,12 +79,22 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 	return 0;
 }
 
+uint64_t jail_runner_sum(const char *src, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)src[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t runner_len,
-			  const char *job_json, size_t job_len, const char *key, long long seed)
+			  uint64_t runner_sum, const char *job_json, size_t job_len,
+			  const char *key, long long seed)
 {
 	s->runner = true;
 	s->runner_src = runner_src;
 	s->runner_len = runner_len;
+	s->runner_sum = runner_sum;
 	s->job_json = job_json;
 	s->job_len = job_len;
 	snprintf(s->key, sizeof s->key, "%s", key);

@@ -73,6 +73,10 @@ struct jail_spec {
 	bool runner;
 	const char *runner_src, *job_json;
 	size_t runner_len, job_len;
+	/* The runner's checksum (jail_runner_sum): a warm job's description
+	 * carries it instead of the runner's bytes, which its tree, built
+	 * from the server's, already holds (mounts_same_tree). */
+	uint64_t runner_sum;
 	char key[REC_KEY_LEN + 1]; /* result-channel key, handed over on a pipe */
 	/* With the runner: the code is written as /work/main.py too, as for a
 	 * plain run (a "main" job runs that file: a stdio case, a seeded plain
@@ -199,7 +203,10 @@ int jail_spec_init(struct jail_spec *s, const struct jail_job *job, uid_t uid, g
 		   const char *root_dir, bool use_cgroup);
 /* Switches the spec to the runner: argv, root size, key, PYTHONHASHSEED. */
 void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t runner_len,
-			  const char *job_json, size_t job_len, const char *key, long long seed);
+			  uint64_t runner_sum, const char *job_json, size_t job_len,
+			  const char *key, long long seed);
+/* A 64-bit checksum of the runner bundle (FNV-1a), computed once at start. */
+uint64_t jail_runner_sum(const char *src, size_t len);
 
 /* Runs one job to completion: clone into fresh namespaces, attach the cgroup
  * (cg may be NULL without cgroups), feed stdin, collect capped output,

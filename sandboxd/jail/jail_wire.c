@@ -18,7 +18,7 @@
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/jail_internal.h"
 
-#define WIRE_MAGIC 0x32726977786273ULL /* "sbxwir2" */
+#define WIRE_MAGIC 0x33726977786273ULL /* "sbxwir3" */
 #define WIRE_MAX_LIST 65536	       /* files, paths, args: far above any profile */
 
 struct wbuf {
@@ -123,7 +123,14 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 	}
 	bool code = !s->runner || s->main_py;
 	put_bytes(&w, code ? s->code : NULL, code ? s->code_len : 0);
-	put_bytes(&w, s->runner ? s->runner_src : NULL, s->runner ? s->runner_len : 0);
+	/* A warm job's tree is built from its server's, which holds the
+	 * runner: its description names the runner by length and checksum
+	 * only (mounts_same_tree), instead of copying its 260 KB for every job,
+	 * in the daemon and again in the job. */
+	bool runner_bytes = s->runner && !(s->warm && !s->zygote);
+	put_bytes(&w, runner_bytes ? s->runner_src : NULL, runner_bytes ? s->runner_len : 0);
+	put_u64(&w, s->runner ? s->runner_len : 0);
+	put_u64(&w, s->runner ? s->runner_sum : 0);
 	put_bytes(&w, s->runner ? s->job_json : NULL, s->runner ? s->job_len : 0);
 	put_u64(&w, j->seccomp ? j->seccomp->notify : 0);
 	put_bytes(&w, j->seccomp ? j->seccomp->insns : NULL,
@@ -260,7 +267,14 @@ static void get_job(struct rbuf *r, struct jail_spec *s, struct wire_job *wj)
 	}
 	j->nfiles = (size_t)nf;
 	s->code = get_bytes(r, &s->code_len);
-	s->runner_src = get_bytes(r, &s->runner_len);
+	size_t nrunner;
+	s->runner_src = get_bytes(r, &nrunner);
+	s->runner_len = (size_t)get_u64(r);
+	s->runner_sum = get_u64(r);
+	if (nrunner == 0) /* named only (a warm job's) */
+		s->runner_src = NULL;
+	else if (nrunner != s->runner_len)
+		r->fail = 1;
 	s->job_json = get_bytes(r, &s->job_len);
 	wj->prog.notify = get_u64(r) != 0;
 	size_t blen;

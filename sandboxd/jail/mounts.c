@@ -273,6 +273,10 @@ int mounts_prepare(const struct jail_spec *s)
 	/* The runner lives in the root, which becomes read-only: the
 	 * candidate can read its tests (it shares their process anyway) but
 	 * cannot rewrite them for a later step. */
+	if (s->runner && !s->runner_src) { /* named only: this tree needs its bytes */
+		errno = EPROTO;
+		return -1;
+	}
 	if (s->runner && (mkdir("sandboxd", 0755) < 0 ||
 			  write_bytes("sandboxd/runner.py", s->runner_src, s->runner_len) < 0))
 		return -1;
@@ -336,8 +340,11 @@ bool mounts_same_tree(const struct jail_spec *a, const struct jail_spec *b)
 	for (size_t i = 0; i < a->job->n_ro; i++)
 		if (strcmp(a->job->ro_paths[i], b->job->ro_paths[i]) != 0)
 			return false;
-	return !a->runner || (a->runner_len == b->runner_len &&
-			      memcmp(a->runner_src, b->runner_src, a->runner_len) == 0);
+	/* A warm job's description names the runner by length and checksum
+	 * only; where both carry its bytes, they are compared too. */
+	return !a->runner || (a->runner_len == b->runner_len && a->runner_sum == b->runner_sum &&
+			      (!a->runner_src || !b->runner_src ||
+			       memcmp(a->runner_src, b->runner_src, a->runner_len) == 0));
 }
 
 int mounts_apply(const struct jail_spec *s)

@@ -470,8 +470,10 @@ static void job_layers(void)
 	/* The tree built ahead is entered already: a job that asks for
 	 * another (the daemon sends none such) ends here, before it says it
 	 * was forked, having run nothing; the daemon then runs it cold and
-	 * rebuilds this server (supervise.c, warm_failed). */
-	if (g_prepared && !mounts_same_tree(&g_tmpl, s))
+	 * rebuilds this server (supervise.c, warm_failed). So does a test
+	 * request when no tree was built ahead: its description names the
+	 * runner without its bytes, which only the server's tree holds. */
+	if (g_prepared ? !mounts_same_tree(&g_tmpl, s) : s->runner && !s->runner_src)
 		_exit(0);
 	(void)!write(st, &m, sizeof m);
 	/* The server's pooled network namespace, when the daemon lent it (it

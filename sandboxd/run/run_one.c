@@ -144,8 +144,8 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 		spec.stdin_len = in->stdin_len;
 	}
 	if (in && in->job_json) {
-		jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, in->job_json,
-				     in->job_len, in->key, in->seed);
+		jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, cfg->runner_sum,
+				     in->job_json, in->job_len, in->key, in->seed);
 		spec.main_py = in->main_py;
 	}
 	struct jail_cgroup cg = {run_cg_attach, run_cg_cpu, cgj, NULL, run_cg_kill};

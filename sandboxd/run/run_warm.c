@@ -199,8 +199,8 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 		return;
 	}
 	server_config(p, kind, zjson, sizeof zjson);
-	jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, zjson, strlen(zjson), "",
-			     key);
+	jail_spec_use_runner(&spec, cfg->runner_src, cfg->runner_len, cfg->runner_sum, zjson,
+			     strlen(zjson), "", key);
 	if (!WK_IS_RUNNER(kind))
 		spec.argv[1 + p->nargs] = "main.py";
 	spec.zygote = true;

@@ -1,6 +1,7 @@
 /* Unit tests for the job description that crosses from the daemon to
  * sandboxd-init (sandboxd/jail/jail_wire.c): a spec survives the round trip
- * field by field, with and without the runner and the peer; every truncation
+ * field by field, with and without the runner and the peer; a warm job's names
+ * the runner without its bytes; every truncation
  * and every single-byte change of a blob is either refused or decodes to
  * something bounded, never read out of bounds (run under `make asan` too);
  * and only a sealed memfd is mapped (jail_wire_map). */
@@ -119,7 +120,7 @@ START_TEST(test_round_trip_runner_and_peer)
 	struct jail_job j = make_job(true);
 	struct jail_spec s, d;
 	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", false), 0);
-	jail_spec_use_runner(&s, "RUNNER SOURCE", 13, "{\"tests\":[]}", 12,
+	jail_spec_use_runner(&s, "RUNNER SOURCE", 13, 0x1234, "{\"tests\":[]}", 12,
 			     "0123456789abcdef0123456789abcdef", 42);
 	ck_assert(strstr(s.work_opts, "uid=5002,gid=5003"));
 	size_t len;
@@ -128,6 +129,8 @@ START_TEST(test_round_trip_runner_and_peer)
 	ck_assert_int_eq(jail_wire_decode(blob, len, &d), 0);
 	check_same(&s, &d);
 	ck_assert_mem_eq(d.runner_src, "RUNNER SOURCE", 13);
+	ck_assert_uint_eq(d.runner_len, 13);
+	ck_assert_uint_eq(d.runner_sum, 0x1234);
 	ck_assert_mem_eq(d.job_json, "{\"tests\":[]}", 12);
 	ck_assert_str_eq(d.peer_argv[0], "/usr/bin/python3.11");
 	ck_assert_ptr_null(d.peer_argv[4]);
@@ -145,7 +148,7 @@ START_TEST(test_round_trip_runner_main)
 	struct jail_job j = make_job(false);
 	struct jail_spec s, d;
 	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", true), 0);
-	jail_spec_use_runner(&s, "RUNNER SOURCE", 13, "{\"format\":\"main\"}", 17,
+	jail_spec_use_runner(&s, "RUNNER SOURCE", 13, 0x1234, "{\"format\":\"main\"}", 17,
 			     "0123456789abcdef0123456789abcdef", 7);
 	for (int main_py = 0; main_py < 2; main_py++) {
 		s.main_py = main_py;
@@ -160,6 +163,54 @@ START_TEST(test_round_trip_runner_main)
 		jail_wire_free(&d);
 		free(blob);
 	}
+}
+END_TEST
+
+/* A warm job's description names the runner (length, checksum) without its
+ * bytes, which its server's tree holds; a server's and a cold job's carry
+ * them. Bytes that disagree with the length named are refused. */
+START_TEST(test_warm_job_names_the_runner)
+{
+	static const char src[] = "RUNNER SOURCE, long enough to look for";
+	struct jail_job j = make_job(false);
+	struct jail_spec s, d;
+	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/tmp", true), 0);
+	jail_spec_use_runner(&s, src, sizeof src - 1, jail_runner_sum(src, sizeof src - 1),
+			     "{\"tests\":[]}", 12, "0123456789abcdef0123456789abcdef", -1);
+	ck_assert_uint_ne(s.runner_sum, jail_runner_sum(src, sizeof src - 2));
+	for (int kind = 0; kind < 3; kind++) { /* cold job, server, warm job */
+		s.zygote = kind == 1;
+		s.warm = kind == 2;
+		size_t len;
+		char *blob = jail_wire_encode(&s, &len);
+		ck_assert_ptr_nonnull(blob);
+		ck_assert_int_eq(jail_wire_decode(blob, len, &d), 0);
+		ck_assert_uint_eq(d.runner_len, sizeof src - 1);
+		ck_assert_uint_eq(d.runner_sum, s.runner_sum);
+		if (kind == 2) {
+			ck_assert_ptr_null(d.runner_src);
+			ck_assert_ptr_null(memmem(blob, len, src, sizeof src - 1));
+		} else {
+			ck_assert_mem_eq(d.runner_src, src, sizeof src - 1);
+		}
+		jail_wire_free(&d);
+		free(blob);
+	}
+	/* Bytes of another length than the one named: refused. */
+	s.warm = false;
+	size_t len;
+	char *blob = jail_wire_encode(&s, &len);
+	ck_assert_ptr_nonnull(blob);
+	char *at = memmem(blob, len, src, sizeof src - 1);
+	ck_assert_ptr_nonnull(at);
+	size_t after = (size_t)(at - blob) + (sizeof src - 1) + (8 - (sizeof src - 1) % 8);
+	uint64_t named;
+	memcpy(&named, blob + after, sizeof named);
+	ck_assert_uint_eq(named, sizeof src - 1);
+	named--;
+	memcpy(blob + after, &named, sizeof named);
+	ck_assert_int_lt(jail_wire_decode(blob, len, &d), 0);
+	free(blob);
 }
 END_TEST
 
@@ -240,6 +291,7 @@ static Suite *wire_suite(void)
 	tcase_add_test(t, test_round_trip_plain);
 	tcase_add_test(t, test_round_trip_runner_and_peer);
 	tcase_add_test(t, test_round_trip_runner_main);
+	tcase_add_test(t, test_warm_job_names_the_runner);
 	tcase_add_test(t, test_malformed_blobs);
 	tcase_add_test(t, test_map_needs_a_sealed_memfd);
 	suite_add_tcase(s, t);

@@ -51,7 +51,9 @@ static void make_spec(struct jail_spec *s, struct jail_job *j, uid_t uid, long t
 	j->code_len = 4;
 	ck_assert_int_eq(jail_spec_init(s, j, uid, uid, root, false), 0);
 	if (runner)
-		jail_spec_use_runner(s, g_runner, sizeof g_runner - 1, json, strlen(json), "", -1);
+		jail_spec_use_runner(s, g_runner, sizeof g_runner - 1,
+				     jail_runner_sum(g_runner, sizeof g_runner - 1), json,
+				     strlen(json), "", -1);
 }
 
 START_TEST(test_same_tree)
@@ -73,8 +75,21 @@ START_TEST(test_same_tree)
 	g_jb.ro_paths = other;
 	ck_assert_msg(!mounts_same_tree(&g_a, &g_b), "another read-only path");
 	g_jb.ro_paths = g_ro;
-	g_b.runner_src = "print('other')\n";
-	ck_assert_msg(!mounts_same_tree(&g_a, &g_b), "another runner");
+	/* A warm job's description names the runner by length and checksum,
+	 * without its bytes. */
+	g_b.runner_src = NULL;
+	ck_assert_msg(mounts_same_tree(&g_a, &g_b), "the same runner, named only");
+	g_b.runner_sum ^= 1;
+	ck_assert_msg(!mounts_same_tree(&g_a, &g_b), "another runner, named only");
+	g_b.runner_sum ^= 1;
+	g_b.runner_len--;
+	ck_assert_msg(!mounts_same_tree(&g_a, &g_b), "another runner's length, named only");
+	make_spec(&g_b, &g_jb, 60000, 8, 64, root, true, g_json_a);
+	char flipped[sizeof g_runner];
+	memcpy(flipped, g_runner, sizeof flipped);
+	flipped[0] ^= 1;
+	g_b.runner_src = flipped;
+	ck_assert_msg(!mounts_same_tree(&g_a, &g_b), "another runner, its bytes compared");
 }
 END_TEST
 
