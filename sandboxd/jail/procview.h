@@ -25,10 +25,11 @@ struct procview {
 	int ncpus; /* what the view shows: the cap, clamped */
 };
 
-/* Formats the view for a job with these limits (memory_mb, cpus). Reads the
- * host's /proc/cpuinfo, /proc/stat (btime) and /proc/meminfo (Hugepagesize)
- * for the fields that are not the job's to change. Returns 0, or -1 when a
- * file does not fit (it cannot with the bounds above). */
+/* Formats the view for a job with these limits (memory_mb, cpus). Takes
+ * the fields that are not the job's to change from the host's
+ * /proc/cpuinfo, /proc/stat (btime) and /proc/meminfo (Hugepagesize), read
+ * once per process, at its first call. Returns 0, or -1 when a file does
+ * not fit (it cannot with the bounds above). */
 int procview_prepare(struct procview *pv, const struct jail_limits *lim);
 
 /* In the job's init, with the new root's directory as cwd and /proc mounted
