@@ -126,8 +126,9 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 	/* A warm job's tree is built from its server's, which holds the
 	 * runner: its description names the runner by length and checksum
 	 * only (mounts_same_tree), instead of copying its 260 KB for every job,
-	 * in the daemon and again in the job. */
-	bool runner_bytes = s->runner && !(s->warm && !s->zygote);
+	 * in the daemon and again in the job. A server's own description (a
+	 * zygote's, never warm) carries them. */
+	bool runner_bytes = s->runner && !s->warm;
 	put_bytes(&w, runner_bytes ? s->runner_src : NULL, runner_bytes ? s->runner_len : 0);
 	put_u64(&w, s->runner ? s->runner_len : 0);
 	put_u64(&w, s->runner ? s->runner_sum : 0);
