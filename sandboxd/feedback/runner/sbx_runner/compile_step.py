@@ -22,11 +22,13 @@ def compile_candidate(code, filename):
     return cand, records.compile_ok()
 
 
-def compile_module(src, filename):
-    """The candidate and its tests as one module: (code object, AST)."""
+def compile_module(src, filename, want_tree=True):
+    """The candidate and its tests as one module: (code object, AST, or None
+    when the caller does not look at it: parsing it again costs about as
+    much as the compile)."""
     try:
         mod_code = compile(src, filename, "exec", dont_inherit=True)
-        tree = ast.parse(src, filename)
+        tree = ast.parse(src, filename) if want_tree else None
     except COMPILE_ERRORS as e:
         raise HarnessError("the tests do not compile: " +
                            syntax_feedback(e, filename)[1])
