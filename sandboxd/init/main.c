@@ -52,7 +52,7 @@ int main(void)
 	static struct jail_spec spec;
 	const char *mode = getenv("SANDBOXD_INIT");
 	if (mode && strcmp(mode, "reaper") == 0)
-		zygote_reaper_main(); /* started by a fork server: holds nothing */
+		reaper_main(); /* no sandboxd-reaper: a fork server started it */
 	if (mode && strcmp(mode, "netns") == 0)
 		zygote_net_main(); /* started by the daemon for a fork server */
 	keep_pdeathsig();

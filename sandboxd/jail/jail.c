@@ -116,29 +116,39 @@ void jail_spec_use_runner(struct jail_spec *s, const char *runner_src, size_t ru
 }
 
 /* The init binary, open for the whole life of the daemon (O_CLOEXEC: it
- * reaches no job; the clone child execs through it), and a pidfd of the
- * daemon itself, which the init polls to see the daemon died before it
- * re-armed PR_SET_PDEATHSIG (pidfd_open: Linux 5.3; else -1). */
-static int g_init_fd = -1, g_self_pidfd = -1;
+ * reaches no job; the clone child execs through it), the warm jobs'
+ * reaper's, and a pidfd of the daemon itself, which the init polls to see
+ * the daemon died before it re-armed PR_SET_PDEATHSIG (pidfd_open: Linux
+ * 5.3; else -1). */
+static int g_init_fd = -1, g_reaper_fd = -1, g_self_pidfd = -1;
 
-int jail_init_open(const char *path, char *err, size_t errlen)
+/* A program every job runs as root: only root may have been able to change
+ * it. Its descriptor, or -1 with err filled. */
+static int open_root_exe(const char *path, const char *what, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		errfmt(err, errlen, "job init %s: %s", path, errfmt_desc(errno));
+		errfmt(err, errlen, "%s %s: %s", what, path, errfmt_desc(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	/* Every job runs it as root: only root may have been able to change it. */
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) ||
 	    !(st.st_mode & S_IXUSR)) {
-		errfmt(err, errlen, "job init %s: not a root-owned executable only root can write",
+		errfmt(err, errlen, "%s %s: not a root-owned executable only root can write", what,
 		       path);
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+int jail_init_open(const char *path, char *err, size_t errlen)
+{
+	int fd = open_root_exe(path, "job init", err, errlen);
+	if (fd < 0)
+		return -1;
 	if (g_init_fd >= 0)
 		close(g_init_fd);
 	g_init_fd = fd;
@@ -147,9 +157,25 @@ int jail_init_open(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+int jail_reaper_open(const char *path, char *err, size_t errlen)
+{
+	int fd = open_root_exe(path, "warm jobs' reaper", err, errlen);
+	if (fd < 0)
+		return -1;
+	if (g_reaper_fd >= 0)
+		close(g_reaper_fd);
+	g_reaper_fd = fd;
+	return 0;
+}
+
 int jail_init_fd(void)
 {
 	return g_init_fd;
+}
+
+int jail_reaper_fd(void)
+{
+	return g_reaper_fd >= 0 ? g_reaper_fd : g_init_fd;
 }
 
 /* close_range, or before Linux 5.9 one close per descriptor up to the

@@ -226,5 +226,10 @@ void jail_result_free(struct jail_result *r);
  * copy of the daemon's memory. Refuses a file that is not a regular,
  * root-owned executable only root can write. */
 int jail_init_open(const char *path, char *err, size_t errlen);
+/* Opens the warm jobs' reaper (sandboxd-reaper) the same way and with the
+ * same checks, after jail_init_open; fork servers exec it as each job's pid
+ * 1. Where it cannot be opened they run sandboxd-init's copy of it instead
+ * (SANDBOXD_INIT=reaper): -1 with err filled, for the log. */
+int jail_reaper_open(const char *path, char *err, size_t errlen);
 
 #endif

@@ -164,7 +164,7 @@ static _Noreturn void init_loop(const struct jail_child *c, pid_t payload)
 			memset(&m, 0, sizeof m);
 			m.kind = JAIL_MSG_STATUS;
 			m.status = status;
-			m.ru = ru;
+			jail_msg_set_usage(&m, &ru);
 			(void)!write(c->status_wr, &m, sizeof m);
 			_exit(0);
 		}

@@ -50,22 +50,36 @@ struct jail_child {
  * layers: only for the response's timing. */
 enum { JAIL_MSG_ERROR = 1, JAIL_MSG_STATUS = 2, JAIL_MSG_USERNS = 3, JAIL_MSG_FORKED = 4 };
 
-/* Fixed-size records, smaller than PIPE_BUF so each write is atomic. */
+/* Fixed-size records, smaller than PIPE_BUF so each write is atomic. The
+ * layout is the same whatever C library built the writer: the warm job's
+ * reaper (sandboxd-reaper) is built against musl, whose struct rusage is
+ * larger than glibc's, so the payload's usage travels as fixed-width
+ * fields (jail_msg_set_usage, jail_msg_usage) and the size is checked
+ * where each side is compiled. */
 struct jail_msg {
 	int kind;
 	int err;    /* errno of the failed step */
 	int status; /* the payload's wait status */
 	char text[64];
-	struct rusage ru;
-	uint64_t ns; /* FORKED */
+	int64_t utime_us, stime_us, maxrss_kb; /* STATUS: the payload's rusage */
+	uint64_t ns;			       /* FORKED */
 };
+_Static_assert(sizeof(struct jail_msg) == 112, "jail_msg's layout is the protocol");
+
+/* The payload's usage into a STATUS record, and back out of one. */
+void jail_msg_set_usage(struct jail_msg *m, const struct rusage *ru);
+void jail_msg_usage(const struct jail_msg *m, struct rusage *ru);
 
 /* The clone() child of jail_run, still a copy of the daemon: places the
  * descriptors at their JFD_ numbers and execs sandboxd-init at once. */
 int jail_exec_init(void *arg);
-/* The init binary's descriptor (jail_init_open), for fork servers, which
- * start each job's reaper from it; -1 before it is open. */
+/* The init binary's descriptor (jail_init_open), for the pooled network
+ * namespaces' maker (warm_net.c); -1 before it is open. */
 int jail_init_fd(void);
+/* The reaper's binary for fork servers, which exec it as each job's pid 1:
+ * sandboxd-reaper's descriptor (jail_reaper_open), else the init's; -1
+ * before either is open. */
+int jail_reaper_fd(void);
 
 /* Reports a failed step on the status pipe; the message names the step. */
 void jail_report_error(int fd, const char *step);
@@ -74,20 +88,23 @@ void jail_report_error(int fd, const char *step);
  * payload(s), and the reaping loop. Never returns. */
 _Noreturn void jail_child_main(const struct jail_child *c);
 
-/* In sandboxd-init: a fork server's init (spec->zygote; zygote.c), and the
- * reaper a fork server starts as pid 1 of each job's PID namespace
- * (SANDBOXD_INIT=reaper in its environment). Never return. */
+/* In sandboxd-init: a fork server's init (spec->zygote; zygote.c). Never
+ * returns. */
 _Noreturn void zygote_main(const struct jail_child *c);
 /* setsid, an empty signal mask, every signal at its default (jail_child.c). */
 void jail_payload_start(int st);
-/* The reaper is exec'd before its job comes, with the daemon's channel for
- * that job on fd 3 and the channel to the job forked ahead on fd 4; it
- * hands the job's descriptors on, keeps the status pipe (as fd 3) and
- * reaps. It exits REAPER_STOP when the daemon closed the channel before a
- * job came (the server then stops) and REAPER_FAILED when it could not
- * hand a job on (the server is rebuilt); 0 once it reported the status. */
+/* The reaper a fork server starts as pid 1 of each job's PID namespace
+ * (reaper.c): the program sandboxd-reaper, or sandboxd-init with
+ * SANDBOXD_INIT=reaper in its environment where the daemon found no
+ * sandboxd-reaper. It is exec'd before its job comes, with the daemon's
+ * channel for that job on fd 3 and the channel to the job forked ahead on
+ * fd 4; it hands the job's descriptors on, keeps the status pipe (as fd 3)
+ * and reaps. It exits REAPER_STOP when the daemon closed the channel
+ * before a job came (the server then stops) and REAPER_FAILED when it
+ * could not hand a job on (the server is rebuilt); 0 once it reported the
+ * status. Never returns. */
 enum { REAPER_CH = 3, REAPER_BC = 4, REAPER_STOP = 2, REAPER_FAILED = 127 };
-_Noreturn void zygote_reaper_main(void);
+_Noreturn void reaper_main(void);
 /* A fork server's pooled network namespace's maker (SANDBOXD_INIT=netns;
  * warm_net.c). It and the daemon's child that starts it report one of
  * these bytes on the ready pipe, then errno unless NETNS_READY. */

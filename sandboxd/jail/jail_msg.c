@@ -1,7 +1,11 @@
-/* The status pipe's error record, written by the daemon's clone child
- * (jail.c) and by the job's init (jail_child.c, sandboxd/init/main.c). */
+/* The status pipe's records: the error record, written by the daemon's
+ * clone child (jail.c), the job's init (jail_child.c, sandboxd/init/main.c)
+ * and a warm job's reaper (reaper.c), and the payload's usage in a status
+ * record, read by the daemon (supervise.c). */
 #include <errno.h>
 #include <string.h>
+#include <sys/time.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "sandboxd/jail/jail_internal.h"
@@ -15,4 +19,23 @@ void jail_report_error(int fd, const char *step)
 	size_t n = strlen(step);
 	memcpy(m.text, step, n < sizeof m.text - 1 ? n : sizeof m.text - 1);
 	(void)!write(fd, &m, sizeof m);
+}
+
+void jail_msg_set_usage(struct jail_msg *m, const struct rusage *ru)
+{
+	m->utime_us = (int64_t)ru->ru_utime.tv_sec * 1000000 + ru->ru_utime.tv_usec;
+	m->stime_us = (int64_t)ru->ru_stime.tv_sec * 1000000 + ru->ru_stime.tv_usec;
+	m->maxrss_kb = ru->ru_maxrss;
+}
+
+/* A record is hostile input to the daemon: a negative time reads as none. */
+void jail_msg_usage(const struct jail_msg *m, struct rusage *ru)
+{
+	memset(ru, 0, sizeof *ru);
+	int64_t u = m->utime_us > 0 ? m->utime_us : 0, s = m->stime_us > 0 ? m->stime_us : 0;
+	ru->ru_utime.tv_sec = (time_t)(u / 1000000);
+	ru->ru_utime.tv_usec = (suseconds_t)(u % 1000000);
+	ru->ru_stime.tv_sec = (time_t)(s / 1000000);
+	ru->ru_stime.tv_usec = (suseconds_t)(s % 1000000);
+	ru->ru_maxrss = m->maxrss_kb > 0 ? (long)m->maxrss_kb : 0;
 }

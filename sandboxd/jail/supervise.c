@@ -160,7 +160,7 @@ static void read_status(struct job_fds *f, struct jail_result *r)
 		r->times.exit_ns = clock_mono_ns();
 		r->have_status = true;
 		r->status = m.status;
-		r->ru = m.ru;
+		jail_msg_usage(&m, &r->ru);
 	} else if (m.kind == JAIL_MSG_FORKED && f->warm && !r->times.forked_ns &&
 		   m.ns >= r->times.go_ns && m.ns <= clock_mono_ns()) {
 		r->times.forked_ns = m.ns; /* a time, only ever shown as one */

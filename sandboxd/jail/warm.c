@@ -133,7 +133,7 @@ int warm_start(struct warm_server *w, const struct jail_spec *s, const struct ja
 			       .stderr_wr = STDERR_FILENO,
 			       .notify_wr = ctl[1],
 			       .result_wr = lib_fd,
-			       .key_rd = jail_init_fd(),
+			       .key_rd = jail_reaper_fd(),
 			       .spec_fd = spec_fd,
 			       .peer_sock = -1};
 	pid_t pid = clone(jail_exec_init, stack + WARM_STACK, ns_clone_flags() | SIGCHLD, &c);

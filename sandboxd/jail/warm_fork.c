@@ -45,7 +45,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { CTL_FD = 3, INIT_FD = 5, SPEC_FD = 6 };
+enum { CTL_FD = 3, REAPER_FD = 5, SPEC_FD = 6 };
 
 static int g_pidns = -1;
 static int g_fds[WJ_COUNT];
@@ -195,8 +195,11 @@ static int a_main(void *arg)
 	 * nothing with the server, and its exec is off the job's path (it ran
 	 * beside the job's set-up, on the CPUs the job needed). It waits for
 	 * the job's descriptors on ch (fd 3), hands them on over bc (fd 4),
-	 * and runs from the init binary's descriptor (an ELF runs from a
-	 * close-on-exec one); nothing else of the server's reaches it. */
+	 * and runs from the reaper binary's descriptor (an ELF runs from a
+	 * close-on-exec one): sandboxd-reaper, or sandboxd-init, which reads
+	 * the environment (reaper.c); nothing else of the server's reaches
+	 * it. Either way its argv is a cold job's init's, which the job sees
+	 * in /proc/1/cmdline. */
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
 	int c = fcntl(ch[0], F_DUPFD_CLOEXEC, 100), b = fcntl(bc[0], F_DUPFD_CLOEXEC, 100);
@@ -204,7 +207,7 @@ static int a_main(void *arg)
 	    syscall(SYS_close_range, 0, 2, 4 /* CLOSE_RANGE_CLOEXEC */) < 0 ||
 	    syscall(SYS_close_range, REAPER_BC + 1, ~0U, 4) < 0)
 		goto fail;
-	syscall(SYS_execveat, INIT_FD, "", argv, envp, AT_EMPTY_PATH);
+	syscall(SYS_execveat, REAPER_FD, "", argv, envp, AT_EMPTY_PATH);
 fail:
 	g_a_state = 1;
 	_exit(127);

@@ -1,5 +1,5 @@
-/* A fork server's init, and the reaper of each job forked from it: both run
- * in sandboxd-init (docs/architecture.md, "The warm path").
+/* A fork server's init, in sandboxd-init (docs/architecture.md, "The warm
+ * path"); the reaper of each job forked from it is reaper.c.
  *
  * zygote_main runs where a job's init would (pid 1 of fresh namespaces, real
  * root), builds the same tree a job gets, then moves into a user namespace
@@ -127,6 +127,7 @@ _Noreturn void zygote_main(const struct jail_child *c)
 	for (;;) {
 		int status;
 		struct rusage ru;
+		memset(&ru, 0, sizeof ru);
 		pid_t p = wait4(-1, &status, __WALL, &ru);
 		if (p < 0 && errno == EINTR)
 			continue;
@@ -134,73 +135,8 @@ _Noreturn void zygote_main(const struct jail_child *c)
 			memset(&m, 0, sizeof m);
 			m.kind = JAIL_MSG_STATUS;
 			m.status = p == pid ? status : -1;
-			m.ru = ru;
+			jail_msg_set_usage(&m, &ru);
 			(void)!write(st, &m, sizeof m);
-			_exit(0);
-		}
-	}
-}
-
-/* pid 1 of one job's PID namespace, exec'd by the job's first process
- * right after it forked the job ahead (warm_fork.c), before the job came:
- * from then on it shares nothing with the server. It waits for the job's
- * descriptors on the daemon's channel (fd 3) and hands them on to the job
- * (fd 4); then, like a cold job's init, it reaps everything, and when the
- * job (pid 2) ends, reports its wait status on the status pipe (kept as
- * fd 3) and exits, which makes the kernel kill whatever is left. Once the
- * job has its descriptors this process holds nothing else: no other
- * descriptor (the job runs none of its code before the channel to it is
- * closed), no capability, and it is not dumpable. */
-_Noreturn void zygote_reaper_main(void)
-{
-	enum { JOB = 2 };
-	const char *failed = NULL;
-	if (prctl(PR_SET_DUMPABLE, 0) < 0 || caps_init() < 0 || caps_drop_bounding() < 0 ||
-	    caps_drop_all() < 0)
-		failed = "reaper";
-	if (warm_msg_await(REAPER_CH) == 0)
-		_exit(REAPER_STOP); /* the daemon dropped this pid 1 */
-	int fds[WJ_COUNT];
-	int n = warm_msg_recv(REAPER_CH, WARM_JOB, fds, WJ_COUNT);
-	if (n != WJ_COUNT_PLAIN && n != WJ_COUNT)
-		_exit(REAPER_FAILED);
-	/* The status pipe in the channel's place; the job's copy of each
-	 * descriptor is its own. A failed hand-over leaves the job without
-	 * them: it ends, never having run (warm_fork.c, job_wait). */
-	if (dup2(fds[WJ_STATUS], REAPER_CH) < 0)
-		_exit(REAPER_FAILED);
-	if (failed) {
-		jail_report_error(REAPER_CH, failed);
-		_exit(REAPER_FAILED);
-	}
-	if (warm_msg_send(REAPER_BC, WARM_JOB, fds, n) < 0) {
-		jail_report_error(REAPER_CH, "handing the job on");
-		_exit(REAPER_FAILED);
-	}
-	/* Received descriptors took the lowest free numbers (0 to 2 among
-	 * them): all go but the status pipe. */
-	if (syscall(SYS_close_range, 0, REAPER_CH - 1, 0) < 0 ||
-	    syscall(SYS_close_range, REAPER_BC, ~0U, 0) < 0) {
-		jail_report_error(REAPER_CH, "reaper descriptors");
-		_exit(REAPER_FAILED);
-	}
-	for (;;) {
-		int status;
-		struct rusage ru;
-		pid_t p = wait4(-1, &status, __WALL, &ru);
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0) {
-			jail_report_error(REAPER_CH, "reaper lost the job");
-			_exit(1);
-		}
-		if (p == JOB) {
-			struct jail_msg m;
-			memset(&m, 0, sizeof m);
-			m.kind = JAIL_MSG_STATUS;
-			m.status = status;
-			m.ru = ru;
-			(void)!write(REAPER_CH, &m, sizeof m);
 			_exit(0);
 		}
 	}

@@ -8,7 +8,8 @@
  * each job's marker in that job's payload (the controls). Before
  * sandboxd-init, the init of the job started second held the first job's
  * marker (a copy of the daemon's heap). Also: /proc/1/cmdline in the jail
- * shows only "sandboxd-init", and the init's exe is sandboxd-init. Run as
+ * shows only "sandboxd-init", and the init's exe is sandboxd-init (a warm
+ * job's pid 1, its reaper: sandboxd-reaper, named sandboxd-init). Run as
  * root from the repository root (make integration). */
 #include <check.h>
 #include <dirent.h>
@@ -256,7 +257,11 @@ static void init_holds_no_other_job(bool cold)
 	ck_assert_msg(payload_a >= 0 && payload_b >= 0 && payload_a != payload_b,
 		      "each job's marker must be found in its own payload (a in %d, b in %d)",
 		      payload_a, payload_b);
-	/* The init is sandboxd-init, not a copy of the daemon. */
+	/* The init is sandboxd-init, not a copy of the daemon; a warm job's
+	 * pid 1 is the reaper's own program, sandboxd-reaper, built beside
+	 * the daemon (the daemon falls back to sandboxd-init's copy only where
+	 * it finds none). */
+	const char *want = cold ? "sandboxd-init" : "sandboxd-reaper";
 	for (int i = 0; i < n; i++) {
 		char path[64], exe[4096];
 		snprintf(path, sizeof path, "/proc/%d/exe", (int)jobs[i].init);
@@ -264,8 +269,8 @@ static void init_holds_no_other_job(bool cold)
 		ck_assert_msg(k > 0, "%s: %s", path, strerror(errno));
 		exe[k] = '\0';
 		const char *base = strrchr(exe, '/');
-		ck_assert_msg(base && strcmp(base + 1, "sandboxd-init") == 0,
-			      "init %d runs %s, not sandboxd-init", (int)jobs[i].init, exe);
+		ck_assert_msg(base && strcmp(base + 1, want) == 0, "pid 1 %d runs %s, not %s",
+			      (int)jobs[i].init, exe, want);
 	}
 	for (int i = 0; i < 2; i++) {
 		char err[512];
@@ -290,27 +295,48 @@ START_TEST(test_warm_holds_no_job)
 }
 END_TEST
 
-/* What a job sees of its init: only sandboxd-init's own command line. */
-START_TEST(test_init_cmdline_in_jail)
+/* What a job sees of its pid 1: only sandboxd-init's own command line and
+ * name, on both paths (a warm job's pid 1 runs sandboxd-reaper, which names
+ * itself so); the path is checked, so neither case passes for the other. */
+static void cmdline_in_jail(bool cold)
 {
 	struct test_daemon d;
-	START(d, "--workers", "1");
+	if (cold)
+		START(d, "--workers", "1", "--cold");
+	else
+		START(d, "--workers", "1");
+	ck_assert_msg(td_wait_warm(&d, 60000) == 0, "fork servers: %s", d.err);
 	json_t *r = run1(&d,
 			 job("cmd", "import os\n"
 				    "print(repr(open('/proc/1/cmdline', 'rb').read()))\n"
 				    "print(repr(open('/proc/1/comm').read()))\n"
+				    "print(open('/proc/1/status').readline().split())\n"
 				    "try:\n    print(os.readlink('/proc/1/exe'))\n"
 				    "except OSError as e:\n    print('exe', e.errno)\n"),
 			 CALL_MS);
 	CHECK_R(r, streq(sget(r, "verdict"), "pass"));
+	CHECK_R(r, streq(sget(r, "path"), cold ? "cold" : "warm"));
 	const char *out = sget(r, "stdout");
 	CHECK_R(r, out && strstr(out, "b'sandboxd-init\\x00'\n") == out);
 	CHECK_R(r, strstr(out, "'sandboxd-init\\n'"));
-	/* Root's and non-dumpable: the job may not even resolve its exe. */
+	CHECK_R(r, strstr(out, "['Name:', 'sandboxd-init']"));
+	/* Root's (or the server's) and non-dumpable: the job may not even
+	 * resolve its exe. */
 	CHECK_R(r, strstr(out, "exe 13"));
 	CHECK_R(r, !strstr(out, "--workers") && !strstr(out, "sock"));
 	json_decref(r);
 	stop_ok(&d);
+}
+
+START_TEST(test_init_cmdline_in_jail)
+{
+	cmdline_in_jail(true);
+}
+END_TEST
+
+START_TEST(test_warm_cmdline_in_jail)
+{
+	cmdline_in_jail(false);
 }
 END_TEST
 
@@ -322,6 +348,7 @@ static Suite *init_suite(void)
 	tcase_add_test(t, test_init_holds_no_other_job);
 	tcase_add_test(t, test_warm_holds_no_job);
 	tcase_add_test(t, test_init_cmdline_in_jail);
+	tcase_add_test(t, test_warm_cmdline_in_jail);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -11,7 +11,11 @@ part of `make check`):
   _FORTIFY_SOURCE checks;
 - the job init (sandboxd-init) is static, hardened the same way, and links
   only the jail's layer code and common pieces: nothing of the server, run,
-  feedback or policy components, and no library the daemon uses.
+  feedback or policy components, and no library the daemon uses;
+- the warm jobs' reaper (sandboxd-reaper) is static, built against musl
+  (not glibc, whose start-up it exists to avoid), hardened the same way but
+  for _FORTIFY_SOURCE, which musl does not implement, and links the reaper
+  and the four jail files it needs, nothing else of ours.
 
 Each check is shown able to fail by a control that feeds it a bad input.
 Environment: SBX_BUILD (default build), the tree's root is the cwd.
@@ -300,6 +304,33 @@ class Layout(unittest.TestCase):
                              capture_output=True, text=True, check=True).stdout
         self.assertIn("INTERP", hdr)
 
+
+    def test_reaper_static_musl_and_hardened(self):
+        elf = "%s/sandboxd-reaper" % BUILD
+        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
+        hdr = subprocess.run(["readelf", "-l", "-d", "-W", elf], capture_output=True,
+                             text=True).stdout
+        self.assertNotIn("INTERP", hdr, "sandboxd-reaper asks for a dynamic loader")
+        self.assertNotIn("NEEDED", hdr)
+        self.assertEqual(self.hardening(elf, static=True), ["fortify"])
+        out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
+        names = {l.split()[-1] for l in out.splitlines() if len(l.split()) >= 2}
+        # musl's start-up, not glibc's (the control: the init is glibc's).
+        self.assertIn("__init_libc", names)
+        self.assertNotIn("__libc_setup_tls", names)
+        self.assertIn("__libc_setup_tls", self.init_symbols())
+        self.assertEqual(self.forbidden(names), [], "daemon code in sandboxd-reaper")
+        # Of the jail's files, only the reaper and the four it needs.
+        mine = ["reaper", "caps", "warm_msg", "jail_msg"]
+        other = set()
+        for src, obj in objects(["sandboxd/jail"]).items():
+            if os.path.basename(src)[:-2] not in mine:
+                other |= nm_symbols(obj)[0]
+        self.assertEqual(sorted(names & other), [], "other jail code in sandboxd-reaper")
+        for want in ("reaper_main", "caps_drop_all", "warm_msg_recv", "jail_msg_set_usage"):
+            self.assertIn(want, names)
+        # The control: the init links the layers this check looks for.
+        self.assertIn("mounts_apply", self.init_symbols() & other)
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

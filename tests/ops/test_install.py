@@ -2,10 +2,13 @@
 """`make install` and `make uninstall` (and the systemd units they install):
 
 - into a DESTDIR staging tree with PREFIX=/opt/sbx: exactly the expected
-  files, sandboxd-init root's and writable by root alone (the daemon refuses
-  it otherwise), the units with the binaries' path substituted; the installed
-  daemon answers --help, and runs a job finding its policies, runner and job
-  init through its default paths (relative to its own binary) alone;
+  files, sandboxd-init and sandboxd-reaper root's and writable by root alone
+  (the daemon refuses them otherwise), the units with the binaries' path
+  substituted; the installed daemon answers --help, and runs a job finding
+  its policies, runner and job init through its default paths (relative to
+  its own binary) alone, then a warm job whose pid 1 is sandboxd-reaper;
+  without sandboxd-reaper it says so and its warm jobs' pid 1 is
+  sandboxd-init's copy of the reaper;
 - `make uninstall` then leaves no file of ours, and nothing else removed;
 - `systemd-analyze verify` on the units installed under a real PREFIX, with
   their man: references resolved against the installed pages (skipped with
@@ -33,7 +36,7 @@ UNITS = ["sandboxd.socket", "sandboxd.service", "sandboxd-http.service"]
 
 def expected(prefix):
     """Every file make install writes under prefix (relative to DESTDIR)."""
-    bins = ["sandboxd", "sandboxd-init", "sbx"]
+    bins = ["sandboxd", "sandboxd-init", "sandboxd-reaper", "sbx"]
     if os.access(BUILD + "/sandboxd-http", os.X_OK):
         bins.append("sandboxd-http")
     files = ["bin/" + b for b in bins] + ["lib/libsbx.a", "include/sbx.h",
@@ -84,10 +87,11 @@ class Install(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(tree(dest), expected(PREFIX))
         bindir = dest + PREFIX + "/bin"
-        st = os.stat(bindir + "/sandboxd-init")
-        if os.geteuid() == 0:
-            self.assertEqual(st.st_uid, 0)
-        self.assertEqual(stat.S_IMODE(st.st_mode), 0o755)
+        for b in ("sandboxd-init", "sandboxd-reaper"):
+            st = os.stat(bindir + "/" + b)
+            if os.geteuid() == 0:
+                self.assertEqual(st.st_uid, 0, b)
+            self.assertEqual(stat.S_IMODE(st.st_mode), 0o755, b)
         unitdir = dest + PREFIX + "/lib/systemd/system"
         for u in UNITS:
             with open(os.path.join(unitdir, u)) as f:
@@ -99,6 +103,11 @@ class Install(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("--socket", r.stdout)
         self.run_installed_job(bindir)
+        # Without sandboxd-reaper the fork servers run sandboxd-init's copy
+        # of it (the control: the same check found sandboxd-reaper above).
+        os.rename(bindir + "/sandboxd-reaper", self.tmp + "/reaper-aside")
+        self.run_installed_job(bindir, reaper="sandboxd-init")
+        os.rename(self.tmp + "/reaper-aside", bindir + "/sandboxd-reaper")
         # Uninstall removes ours and nothing else.
         foreign = dest + PREFIX + "/bin/not-ours"
         with open(foreign, "w") as f:
@@ -109,9 +118,12 @@ class Install(unittest.TestCase):
         for d in ["share/sandboxd", "share/doc/sandboxd"]:
             self.assertFalse(os.path.exists(dest + PREFIX + "/" + d), d)
 
-    def run_installed_job(self, bindir):
+    def run_installed_job(self, bindir, reaper="sandboxd-reaper"):
         """The installed daemon with no path flags: policies, runner and init
-        are found from its own binary's directory."""
+        are found from its own binary's directory; then, once its fork
+        servers are ready, a job on the warm path, whose pid 1 is the reaper
+        found beside it (or, where there is none, the init's copy, which
+        the log names)."""
         if os.geteuid() != 0:
             skip(self, "the daemon needs root")
         d = tempfile.mkdtemp(prefix="sbx-inst-run.", dir=self.tmp)
@@ -121,29 +133,44 @@ class Install(unittest.TestCase):
             p = subprocess.Popen([bindir + "/sandboxd", "--socket", sock, "--state-dir",
                                   d + "/state", "--workers", "1", "--uid-base", uid_base],
                                  stdout=lf, stderr=subprocess.STDOUT)
+
+        def call(req):
+            c = socket.socket(socket.AF_UNIX)
+            try:
+                c.connect(sock)
+                c.settimeout(30)
+                c.sendall(json.dumps(req).encode() + b"\n")
+                return json.loads(c.makefile().readline())
+            finally:
+                c.close()
         try:
             resp = None
             for _ in range(200):
                 if p.poll() is not None:
                     break
-                c = socket.socket(socket.AF_UNIX)
                 try:
-                    c.connect(sock)
+                    resp = call({"id": "i1", "code": "print(6 * 7)"})
+                    break
                 except OSError:
-                    c.close()
                     time.sleep(0.05)
-                    continue
-                c.settimeout(30)
-                c.sendall(b'{"id":"i1","code":"print(6 * 7)"}\n')
-                resp = json.loads(c.makefile().readline())
-                c.close()
-                break
             with open(log) as f:
                 text = f.read()
             self.assertIsNotNone(resp, "the installed daemon did not serve:\n" + text)
             self.assertEqual((resp.get("verdict"), resp.get("stdout")), ("pass", "42\n"),
                              json.dumps(resp))
             self.assertIn("policies %s/../share/sandboxd/policies" % bindir, text)
+            for _ in range(600):
+                ping = call({"id": "p", "op": "ping"})
+                if ping.get("warm_ready", 0) >= max(ping.get("warm_servers", 0), 2):
+                    break
+                time.sleep(0.1)
+            resp = call({"id": "i2", "code": "print(6 * 9)"})
+            self.assertEqual((resp.get("verdict"), resp.get("stdout"), resp.get("path")),
+                             ("pass", "54\n", "warm"), json.dumps(resp))
+            with open(log) as f:
+                text = f.read()
+            said = "fork servers start each job's reaper from sandboxd-init" in text
+            self.assertEqual(said, reaper == "sandboxd-init", text)
         finally:
             p.terminate()
             p.wait(10)

@@ -299,7 +299,7 @@ rm -rf "$layer" "$OUT/layer.img"
 mkdir -p "$layer/src/build/tests" "$layer/bin"
 tar -C "$REPO" --exclude=./.git --exclude=./build --exclude='./build-*' \
 	--exclude="./$(basename "$BUILD_ABS")" -cf - . | tar -C "$layer/src" -xf -
-cp "$BUILD_ABS/sandboxd" "$BUILD_ABS/sandboxd-init" "$BUILD_ABS/libsbxwarm.so" "$BUILD_ABS/sbx" "$BUILD_ABS/runner.pyz" "$layer/src/build/"
+cp "$BUILD_ABS/sandboxd" "$BUILD_ABS/sandboxd-init" "$BUILD_ABS/sandboxd-reaper" "$BUILD_ABS/libsbxwarm.so" "$BUILD_ABS/sbx" "$BUILD_ABS/runner.pyz" "$layer/src/build/"
 cp "$BUILD_ABS"/tests/test_* "$layer/src/build/tests/" 2>/dev/null || true
 cp -r "$BUILD_ABS/test-policies" "$layer/src/build/" # tmain_opts.no_preload
 for s in $VM_SUITES; do
