@@ -160,12 +160,7 @@ static _Noreturn void init_loop(const struct jail_child *c, pid_t payload)
 			_exit(1);
 		}
 		if (p == payload) {
-			struct jail_msg m;
-			memset(&m, 0, sizeof m);
-			m.kind = JAIL_MSG_STATUS;
-			m.status = status;
-			jail_msg_set_usage(&m, &ru);
-			(void)!write(c->status_wr, &m, sizeof m);
+			jail_msg_send_status(c->status_wr, status, &ru);
 			_exit(0);
 		}
 	}

@@ -69,6 +69,9 @@ _Static_assert(sizeof(struct jail_msg) == 112, "jail_msg's layout is the protoco
 /* The payload's usage into a STATUS record, and back out of one. */
 void jail_msg_set_usage(struct jail_msg *m, const struct rusage *ru);
 void jail_msg_usage(const struct jail_msg *m, struct rusage *ru);
+/* Writes the STATUS record of a payload's end: its wait status and usage
+ * (one write: records are smaller than PIPE_BUF). */
+void jail_msg_send_status(int fd, int status, const struct rusage *ru);
 
 /* The clone() child of jail_run, still a copy of the daemon: places the
  * descriptors at their JFD_ numbers and execs sandboxd-init at once. */

@@ -39,3 +39,13 @@ void jail_msg_usage(const struct jail_msg *m, struct rusage *ru)
 	ru->ru_stime.tv_usec = (suseconds_t)(s % 1000000);
 	ru->ru_maxrss = m->maxrss_kb > 0 ? (long)m->maxrss_kb : 0;
 }
+
+void jail_msg_send_status(int fd, int status, const struct rusage *ru)
+{
+	struct jail_msg m;
+	memset(&m, 0, sizeof m);
+	m.kind = JAIL_MSG_STATUS;
+	m.status = status;
+	jail_msg_set_usage(&m, ru);
+	(void)!write(fd, &m, sizeof m);
+}

@@ -76,12 +76,7 @@ _Noreturn void reaper_main(void)
 			_exit(1);
 		}
 		if (p == JOB) {
-			struct jail_msg m;
-			memset(&m, 0, sizeof m);
-			m.kind = JAIL_MSG_STATUS;
-			m.status = status;
-			jail_msg_set_usage(&m, &ru);
-			(void)!write(REAPER_CH, &m, sizeof m);
+			jail_msg_send_status(REAPER_CH, status, &ru);
 			_exit(0);
 		}
 	}

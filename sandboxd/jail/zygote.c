@@ -132,11 +132,7 @@ _Noreturn void zygote_main(const struct jail_child *c)
 		if (p < 0 && errno == EINTR)
 			continue;
 		if (p == pid || p < 0) {
-			memset(&m, 0, sizeof m);
-			m.kind = JAIL_MSG_STATUS;
-			m.status = p == pid ? status : -1;
-			jail_msg_set_usage(&m, &ru);
-			(void)!write(st, &m, sizeof m);
+			jail_msg_send_status(st, p == pid ? status : -1, &ru);
 			_exit(0);
 		}
 	}
