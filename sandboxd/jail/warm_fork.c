@@ -290,6 +290,10 @@ static int g_early_errno;
 /* Whether this job, forked ahead, built its namespaces and its tree from
  * the template before its job came (job_prepare). */
 static bool g_prepared;
+/* Whether it copied the pages the server's first job forked ahead reported
+ * (job_prepare): then a rehearsal would only run over copies already made
+ * (warmfork_populated). */
+static bool g_populated;
 
 /* In the job forked ahead, before its job comes: the namespaces a job
  * unshares (the network namespace is the job's to choose, job_layers) and
@@ -303,8 +307,7 @@ static void job_prepare(void)
 	if (g_learn[0] >= 0)
 		close(g_learn[0]);
 	g_learn[0] = -1;
-	if (g_nhot)
-		(void)warm_hot_populate(g_hot, g_nhot);
+	g_populated = g_nhot && warm_hot_populate(g_hot, g_nhot) == 0;
 	if (!g_have_tmpl)
 		return;
 	if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) < 0 ||
@@ -392,6 +395,15 @@ EXPORT int warmfork_waiting(void)
 {
 	struct pollfd p = {.fd = g_bc, .events = POLLIN};
 	return poll(&p, 1, 0) != 0;
+}
+
+/* In the job forked ahead, before its descriptors came: 1 when it copied
+ * the pages the server's first job forked ahead wrote (warm_hot.c), which
+ * is what a rehearsal is for; 0 in the server's first one, or where the
+ * kernel cannot copy them (before 5.14): it rehearses. */
+EXPORT int warmfork_populated(void)
+{
+	return g_populated;
 }
 
 /* In the job: waits for its descriptors, then applies its layers; returns

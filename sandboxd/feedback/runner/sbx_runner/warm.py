@@ -190,6 +190,7 @@ def serve():
     gc.collect()
     gc.freeze()
     spawn, waiting, job = lib.warmfork_spawn, lib.warmfork_waiting, lib.warmfork_job
+    populated = lib.warmfork_populated
     # fd 6, the server's own description, is the C half's to read: the
     # tree its jobs are forked ahead with (warm_fork.c, load_template).
     if lib.warmfork_ready(1 if cfg.get("kind") == "runner" else 0) < 0:
@@ -206,8 +207,13 @@ def serve():
         rc = spawn()
         if rc == 1:
             # The next job, forked ahead of it: it rehearses, then waits
-            # for its descriptors and takes its layers (warmfork_job).
-            _rehearse(waiting)
+            # for its descriptors and takes its layers (warmfork_job). A
+            # rehearsal copies the server's pages a run writes; where they
+            # were copied ahead already (every job but the server's first,
+            # from 5.14 on), it would only run over the copies, and is
+            # left out (docs/architecture.md, "Pages copied ahead").
+            if not populated():
+                _rehearse(waiting)
             job()
             _fresh()
             return
