@@ -149,21 +149,7 @@ static _Noreturn void peer_main(const struct jail_child *orig, int sock)
  * whatever is left (the peer, the payload's children). */
 static _Noreturn void init_loop(const struct jail_child *c, pid_t payload)
 {
-	for (;;) {
-		int status;
-		struct rusage ru;
-		pid_t p = wait4(-1, &status, __WALL, &ru);
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0) {
-			jail_report_error(c->status_wr, "init lost the payload");
-			_exit(1);
-		}
-		if (p == payload) {
-			jail_msg_send_status(c->status_wr, status, &ru);
-			_exit(0);
-		}
-	}
+	jail_msg_reap(c->status_wr, payload, "init lost the payload");
 }
 
 _Noreturn void jail_child_main(const struct jail_child *orig)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 struct jail_spec;
 
@@ -72,6 +73,11 @@ void jail_msg_usage(const struct jail_msg *m, struct rusage *ru);
 /* Writes the STATUS record of a payload's end: its wait status and usage
  * (one write: records are smaller than PIPE_BUF). */
 void jail_msg_send_status(int fd, int status, const struct rusage *ru);
+/* A pid 1's last loop (the job's init, a warm job's reaper): reaps every
+ * child until payload ends, reports its STATUS on fd and exits 0, which
+ * makes the kernel kill whatever is left of the PID namespace. With no
+ * child left to wait for it reports lost (an ERROR record) and exits 1. */
+_Noreturn void jail_msg_reap(int fd, pid_t payload, const char *lost);
 
 /* The clone() child of jail_run, still a copy of the daemon: places the
  * descriptors at their JFD_ numbers and execs sandboxd-init at once. */

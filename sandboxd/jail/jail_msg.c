@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandboxd/jail/jail_internal.h"
@@ -48,4 +49,23 @@ void jail_msg_send_status(int fd, int status, const struct rusage *ru)
 	m.status = status;
 	jail_msg_set_usage(&m, ru);
 	(void)!write(fd, &m, sizeof m);
+}
+
+_Noreturn void jail_msg_reap(int fd, pid_t payload, const char *lost)
+{
+	for (;;) {
+		int status;
+		struct rusage ru;
+		pid_t p = wait4(-1, &status, __WALL, &ru);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0) {
+			jail_report_error(fd, lost);
+			_exit(1);
+		}
+		if (p == payload) {
+			jail_msg_send_status(fd, status, &ru);
+			_exit(0);
+		}
+	}
 }
