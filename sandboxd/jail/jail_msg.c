@@ -1,7 +1,8 @@
 /* The status pipe's records: the error record, written by the daemon's
  * clone child (jail.c), the job's init (jail_child.c, sandboxd/init/main.c)
- * and a warm job's reaper (reaper.c), and the payload's usage in a status
- * record, read by the daemon (supervise.c). */
+ * and a warm job's reaper (reaper.c); the status record, with the payload's
+ * usage, which the daemon reads (supervise.c); and the last loop of the pid
+ * 1s that write it. */
 #include <errno.h>
 #include <string.h>
 #include <sys/time.h>

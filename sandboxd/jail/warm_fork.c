@@ -196,9 +196,9 @@ static int a_main(void *arg)
 	 * beside the job's set-up, on the CPUs the job needed). It waits for
 	 * the job's descriptors on ch (fd 3), hands them on over bc (fd 4),
 	 * and runs from the reaper binary's descriptor (an ELF runs from a
-	 * close-on-exec one): sandboxd-reaper, or sandboxd-init, which reads
-	 * the environment (reaper.c); nothing else of the server's reaches
-	 * it. Either way its argv is a cold job's init's, which the job sees
+	 * close-on-exec one): sandboxd-reaper, or sandboxd-init, which this
+	 * environment makes the reaper (reaper.c); nothing else of the
+	 * server's reaches it. Either way its argv is a cold job's init's, which the job sees
 	 * in /proc/1/cmdline. */
 	static const char *const argv[] = {"sandboxd-init", NULL};
 	static const char *const envp[] = {"SANDBOXD_INIT=reaper", NULL};
