@@ -15,7 +15,7 @@ part of `make check`):
 - the warm jobs' reaper (sandboxd-reaper) is static, built against musl
   (not glibc, whose start-up it exists to avoid), hardened the same way but
   for _FORTIFY_SOURCE, which musl does not implement, and links the reaper
-  and the four jail files it needs, nothing else of ours.
+  and the three jail files it needs, nothing else of ours.
 
 Each check is shown able to fail by a control that feeds it a bad input.
 Environment: SBX_BUILD (default build), the tree's root is the cwd.
@@ -248,8 +248,9 @@ class Layout(unittest.TestCase):
                 self.assertIn(want, got)
 
 
-    def init_symbols(self):
-        elf = "%s/sandboxd-init" % BUILD
+    def static_symbols(self, prog="sandboxd-init"):
+        """Every symbol of a static program of the build (its own table)."""
+        elf = "%s/%s" % (BUILD, prog)
         self.assertTrue(os.path.exists(elf), "build %s first" % elf)
         out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
         return {l.split()[-1] for l in out.splitlines() if len(l.split()) >= 2}
@@ -264,7 +265,7 @@ class Layout(unittest.TestCase):
         return sorted(n for n in names if n in daemon or n.startswith(INIT_FORBIDDEN_LIBS))
 
     def test_init_links_jail_layers_only(self):
-        names = self.init_symbols()
+        names = self.static_symbols()
         self.assertEqual(self.forbidden(names), [], "daemon code in sandboxd-init")
         for want in ("jail_child_main", "mounts_apply", "scmp_apply", "jail_wire_decode"):
             self.assertIn(want, names)
@@ -313,14 +314,14 @@ class Layout(unittest.TestCase):
         self.assertNotIn("INTERP", hdr, "sandboxd-reaper asks for a dynamic loader")
         self.assertNotIn("NEEDED", hdr)
         self.assertEqual(self.hardening(elf, static=True), ["fortify"])
-        out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
-        names = {l.split()[-1] for l in out.splitlines() if len(l.split()) >= 2}
+        names = self.static_symbols("sandboxd-reaper")
+        init_names = self.static_symbols()
         # musl's start-up, not glibc's (the control: the init is glibc's).
         self.assertIn("__init_libc", names)
         self.assertNotIn("__libc_setup_tls", names)
-        self.assertIn("__libc_setup_tls", self.init_symbols())
+        self.assertIn("__libc_setup_tls", init_names)
         self.assertEqual(self.forbidden(names), [], "daemon code in sandboxd-reaper")
-        # Of the jail's files, only the reaper and the four it needs.
+        # Of the jail's files, only the reaper and the three it needs.
         mine = ["reaper", "caps", "warm_msg", "jail_msg"]
         other = set()
         for src, obj in objects(["sandboxd/jail"]).items():
@@ -330,7 +331,7 @@ class Layout(unittest.TestCase):
         for want in ("reaper_main", "caps_drop_all", "warm_msg_recv", "jail_msg_set_usage"):
             self.assertIn(want, names)
         # The control: the init links the layers this check looks for.
-        self.assertIn("mounts_apply", self.init_symbols() & other)
+        self.assertIn("mounts_apply", init_names & other)
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
