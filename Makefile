@@ -160,8 +160,8 @@ $(BUILD)/sandboxd-init: $(INIT_OBJ)
 # BIND_NOW and the stack protector as for the init; not _FORTIFY_SOURCE,
 # which musl's headers do not implement (tests/layout checks the rest).
 # The kernel's uapi headers come from Debian's linux-libc-dev, as for glibc.
-MULTIARCH := $(shell $(CC) -print-multiarch)
-MUSL_LIB := /usr/lib/$(subst -gnu,-musl,$(MULTIARCH))
+MULTIARCH = $(shell $(CC) -print-multiarch)
+MUSL_LIB = /usr/lib/$(subst -gnu,-musl,$(MULTIARCH))
 REAPER_SRC := sandboxd/init/reaper_main.c sandboxd/jail/reaper.c sandboxd/jail/caps.c \
 	sandboxd/jail/warm_msg.c sandboxd/jail/jail_msg.c
 REAPER_OBJ := $(patsubst %.c,$(BUILD)/reaper-obj/%.o,$(REAPER_SRC))
