@@ -5,19 +5,24 @@
  * field: the reaper is run with the channels a fork server gives it, handed
  * a job as the daemon hands one, and its record (it has no job to reap
  * here, so it reports that it lost it) must be one whole jail_msg with the
- * kind and text it wrote. Environment: SBX_BUILD (default build). */
+ * kind and text it wrote (skipped, with the reason, on a kernel without
+ * close_range, which the reaper needs). Environment: SBX_BUILD (default
+ * build). */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/warm_msg.h"
+#include "tests/helpers/skip.h"
 #include "tests/helpers/tmain.h"
 
 START_TEST(test_usage_round_trip)
@@ -73,6 +78,10 @@ START_TEST(test_musl_reaper_record_reads_whole)
 	char exe[4096];
 	snprintf(exe, sizeof exe, "%s/sandboxd-reaper", b && *b ? b : "build");
 	ck_assert_msg(access(exe, X_OK) == 0, "%s: build it first (make all)", exe);
+	/* The reaper closes what it does not keep with close_range (Linux 5.9);
+	 * before it, it reports that step as failed instead of reaping. */
+	if (syscall(SYS_close_range, ~0U, ~0U, 0) < 0 && errno == ENOSYS)
+		SKIP_TEST("no close_range (Linux 5.9): the reaper cannot hand a job on here");
 	int ch[2], bc[2], st[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch), 0);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, bc), 0);
