@@ -23,6 +23,7 @@
 #include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 #include "sandboxd/jail/kfeat.h"
+#include "sandboxd/jail/reclaim.h"
 #include "sandboxd/server/peers.h"
 #include "sandboxd/server/budget.h"
 #include "sandboxd/server/fds.h"
@@ -453,6 +454,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandboxd: %s\n", sigfd < 0 || !q ? errfmt_desc(errno) : err);
 		return 1;
 	}
+	/* Without it each job frees its own tree on its way out, as before.
+	 * Test-only (set by whoever starts the root daemon, never by a client):
+	 * SANDBOXD_TEST_RECLAIM_DELAY_MS holds the namespaces that long, so a
+	 * test can see them held, and bounded. */
+	uint64_t delay_ns = RECLAIM_DELAY_NS;
+	const char *td = getenv("SANDBOXD_TEST_RECLAIM_DELAY_MS");
+	long tdv;
+	if (td && num_parse_long(td, 0, 60000, &tdv) == 0)
+		delay_ns = (uint64_t)tdv * 1000000u;
+	if (reclaim_start((size_t)cfg.workers * RECLAIM_PER_WORKER, delay_ns) < 0)
+		log_msg("reclaim thread: %s; each job's tree is freed before its answer",
+			errfmt_desc(errno));
 	if (workers_start(&cfg, q, server_post) < 0) {
 		fprintf(stderr, "sandboxd: cannot start workers\n");
 		return 1;
@@ -471,6 +484,7 @@ int main(int argc, char **argv)
 	/* Cancelled jobs end within a second or two (kill, reap, cgroup
 	 * emptied); a worker stuck past this is abandoned, not waited for. */
 	int abandoned = workers_join(STOP_WORKERS_MS);
+	reclaim_stop();
 	if (!abandoned) {
 		server_free_posted();
 		runq_free(q);

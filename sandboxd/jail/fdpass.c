@@ -21,14 +21,24 @@ int fdpass_send(int sock, int fd, char tag)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-int fdpass_send_dir(int sock, const char *path, char tag)
+static int fdpass_send_open(int sock, const char *path, int flags, char tag)
 {
-	int fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int rc = fdpass_send(sock, fd, tag);
 	close(fd);
 	return rc;
+}
+
+int fdpass_send_dir(int sock, const char *path, char tag)
+{
+	return fdpass_send_open(sock, path, O_PATH | O_DIRECTORY | O_NOFOLLOW, tag);
+}
+
+int fdpass_send_mntns(int sock)
+{
+	return fdpass_send_open(sock, "/proc/self/ns/mnt", O_RDONLY, FDPASS_MNTNS);
 }
 
 int fdpass_recv(int sock, int flags, char *tag)

@@ -1,16 +1,19 @@
 /* Passing one descriptor over a Unix socket (SCM_RIGHTS): how the job's
- * process hands the supervisor its seccomp listener and, when the request
- * fetches files, its /work. */
+ * process hands the supervisor its seccomp listener, its mount namespace
+ * (reclaim.h) and, when the request fetches files, its /work. */
 #ifndef SBX_FDPASS_H
 #define SBX_FDPASS_H
 
 /* The byte that travels with each descriptor, naming what it is. */
-enum { FDPASS_LISTENER = 'L', FDPASS_WORK = 'W' };
+enum { FDPASS_LISTENER = 'L', FDPASS_WORK = 'W', FDPASS_MNTNS = 'M' };
 
 /* One tag byte with fd attached. Plain syscalls: safe in the clone child. */
 int fdpass_send(int sock, int fd, char tag);
 /* Opens path as an O_PATH directory (no symlink followed) and sends it. */
 int fdpass_send_dir(int sock, const char *path, char tag);
+/* Opens the caller's own mount namespace (/proc/self/ns/mnt) and sends it
+ * as FDPASS_MNTNS. */
+int fdpass_send_mntns(int sock);
 /* The descriptor received (close-on-exec), with its tag in *tag, or -1 for
  * anything else: no message, a message without exactly one descriptor.
  * flags: e.g. MSG_DONTWAIT. */

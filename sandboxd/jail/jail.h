@@ -157,6 +157,11 @@ struct jail_result {
 	 * jail_result_free); have_work false when it could not be opened. */
 	bool have_work;
 	int work_fd;
+	/* The job's mount namespace, handed over before its code ran: held past
+	 * the job's end, and let go by jail_result_free off the job's path
+	 * (reclaim.h). */
+	bool have_mnt;
+	int mnt_fd;
 };
 
 /* Test runs: what supervise() does with the result channel's lines. */

@@ -88,6 +88,11 @@ static _Noreturn void payload_finish(const struct jail_spec *s, int st, int noti
 	 * code runs: the supervisor then holds it however soon the job ends. */
 	if (write_files && s->keep_work)
 		STEP(st, fdpass_send_dir(notify, "/work", FDPASS_WORK), "keeping /work");
+	/* One process per job hands the supervisor the job's mount namespace,
+	 * which it lets go after the answer (reclaim.h). Without it (no /proc
+	 * here) the job's last process frees the tree, as it would anyway. */
+	if (write_files)
+		(void)fdpass_send_mntns(notify);
 	int listener = -1;
 	STEP(st, scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {

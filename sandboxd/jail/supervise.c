@@ -3,6 +3,7 @@
  * make sure that when this returns nothing of the job is alive. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -25,6 +27,7 @@
 #include "sandboxd/jail/fdpass.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/ns.h"
+#include "sandboxd/jail/reclaim.h"
 #include "sandboxd/jail/warm.h"
 #include "sandboxd/jail/warm_msg.h"
 #include "common/errfmt.h"
@@ -137,6 +140,17 @@ static void keep_work(const struct jail_spec *s, struct jail_result *r, int fd)
 	if (s->keep_work && !r->have_work && workfiles_check(fd) == 0) {
 		r->work_fd = fd;
 		r->have_work = true;
+	} else {
+		close(fd);
+	}
+}
+
+/* The job's mount namespace (FDPASS_MNTNS): kept if it is one, once. */
+static void keep_mntns(struct jail_result *r, int fd)
+{
+	if (!r->have_mnt && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNS) {
+		r->mnt_fd = fd;
+		r->have_mnt = true;
 	} else {
 		close(fd);
 	}
@@ -338,6 +352,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 			    : -2; /* nothing to read */
 		if (l >= 0 && tag == FDPASS_WORK) {
 			keep_work(s, r, l);
+		} else if (l >= 0 && tag == FDPASS_MNTNS) {
+			keep_mntns(r, l);
 		} else if (l != -2) {
 			if (l >= 0 && tag != FDPASS_LISTENER) {
 				close(l);
@@ -594,4 +610,7 @@ void jail_result_free(struct jail_result *r)
 	if (r->have_work)
 		close(r->work_fd);
 	r->have_work = false;
+	if (r->have_mnt)
+		reclaim_fd(r->mnt_fd);
+	r->have_mnt = false;
 }

@@ -524,6 +524,7 @@ static void job_layers(void)
 	/* Handed over before the job's code runs (see jail_child.c). */
 	if (s->keep_work)
 		STEP(fdpass_send_dir(notify, "/work", FDPASS_WORK), "keeping /work");
+	(void)fdpass_send_mntns(notify); /* as jail_child.c's payload_finish */
 	int listener = -1;
 	STEP(scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {

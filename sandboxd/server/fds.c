@@ -15,6 +15,7 @@
 #include "common/errfmt.h"
 #include "common/log.h"
 #include "common/protocol.h"
+#include "sandboxd/jail/reclaim.h"
 
 #define PAUSE_MS 100 /* out of descriptors and no spare: wait, do not spin */
 
@@ -25,7 +26,8 @@ static size_t g_reserve = FDS_MARGIN;
 
 size_t fds_reserve(const struct config *cfg)
 {
-	return cfg->queue_capacity + (size_t)cfg->workers * FDS_PER_JOB + FDS_MARGIN;
+	return cfg->queue_capacity + (size_t)cfg->workers * (FDS_PER_JOB + RECLAIM_PER_WORKER) +
+	       FDS_MARGIN;
 }
 
 int fds_setup(const struct config *cfg, char *err, size_t errlen)
@@ -46,7 +48,7 @@ int fds_setup(const struct config *cfg, char *err, size_t errlen)
 				 "%llu (hard %llu) and cannot be raised (%s; fs.nr_open caps it): "
 				 "raise LimitNOFILE= in the unit or lower --max-connections",
 				 (unsigned long long)need, cfg->max_conns, cfg->queue_capacity,
-				 cfg->workers, FDS_PER_JOB, FDS_MARGIN,
+				 cfg->workers, FDS_PER_JOB + RECLAIM_PER_WORKER, FDS_MARGIN,
 				 (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
 				 errfmt_desc(errno));
 			return -1;

@@ -16,7 +16,8 @@
 #define FDS_MARGIN 64
 
 /* Descriptors kept from connections: every queued job's cancel eventfd,
- * every worker's job, and the margin. */
+ * every worker's job, the finished jobs' namespaces waiting to be let go
+ * (reclaim.h), and the margin. */
 size_t fds_reserve(const struct config *cfg);
 /* Raises RLIMIT_NOFILE to --max-connections + fds_reserve (the hard limit
  * too, when it is lower: root may); -1 with a message naming the flags

@@ -98,6 +98,35 @@ char *tproc_fd_listing(pid_t pid)
 	return out;
 }
 
+int tproc_ns_fds(pid_t pid, const char *type, unsigned long *inos, int max)
+{
+	char path[64], want[32];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	snprintf(want, sizeof want, "%s:[", type);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char p[400], t[128];
+		snprintf(p, sizeof p, "%s/%s", path, de->d_name);
+		ssize_t l = readlink(p, t, sizeof t - 1);
+		if (l <= 0)
+			continue;
+		t[l] = '\0';
+		if (strncmp(t, want, strlen(want)) != 0)
+			continue;
+		if (inos && n < max)
+			inos[n] = strtoul(t + strlen(want), NULL, 10);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 int tproc_fd_numbers(pid_t pid, char *out, size_t len)
 {
 	char path[64];

@@ -15,6 +15,10 @@ long tproc_status(pid_t pid, const char *key);
 /* The open descriptor numbers of pid, ascending, each followed by a space
  * ("3 4 "; 63 stands for any above 62), into out; 0, or -1. */
 int tproc_fd_numbers(pid_t pid, char *out, size_t len);
+/* The namespaces of one type ("mnt", "net", ...) that pid holds open as
+ * descriptors: their count, and up to max of their inode numbers into
+ * inos (NULL: count only); -1 when /proc cannot say. */
+int tproc_ns_fds(pid_t pid, const char *type, unsigned long *inos, int max);
 /* VmRSS in kB. */
 long tproc_rss_kb(pid_t pid);
 /* The real uid of pid ((uid_t)-1 if unknown). */
