@@ -138,6 +138,7 @@ bool canary_intact(char *why, size_t wl);
 bool listener_untouched(int fd, const char *what, char *why, size_t wl);
 bool no_leftover(const struct test_daemon *d, char *why, size_t wl);
 bool daemon_alive(struct test_daemon *d, char *why, size_t wl);
+bool ns_released(const struct test_daemon *d, char *why, size_t wl);
 bool jail_passwd(const json_t *r, const char *host_passwd, char *why, size_t wl);
 bool ipc_clean(char *why, size_t wl);
 int submount_create(char *why, size_t wl);

@@ -30,6 +30,7 @@
 #include "tests/helpers/skip.h"
 #include "tests/helpers/tcheck.h"
 #include "tests/helpers/tfile.h"
+#include "tests/helpers/tproc.h"
 
 #define DISK_MARGIN_BYTES (16LL << 20)
 #define DISK_MARGIN_INODES 4000LL
@@ -483,6 +484,25 @@ bool no_leftover(const struct test_daemon *d, char *why, size_t wl)
 	return ok;
 }
 
+/* ns-released: once the batch has answered, the daemon lets go of every
+ * job's mount namespace (sandboxd/jail/reclaim.h) within a grace: none of
+ * them is kept, however costly the job made its tree to free. */
+bool ns_released(const struct test_daemon *d, char *why, size_t wl)
+{
+	long long deadline = td_now_ms() + LEFTOVER_GRACE_MS;
+	int n;
+	while ((n = tproc_ns_fds(d->pid, "mnt", NULL, 0)) != 0 && td_now_ms() < deadline)
+		td_sleep_ms(20);
+	if (n == 0)
+		return true;
+	char *fds = tproc_fd_listing(d->pid);
+	whyf(why, wl,
+	     "ns-released: the daemon still holds %d mount namespace(s) after %d ms: %.600s", n,
+	     LEFTOVER_GRACE_MS, fds);
+	free(fds);
+	return false;
+}
+
 /* daemon-alive: still running and answering a ping. */
 bool daemon_alive(struct test_daemon *d, char *why, size_t wl)
 {
@@ -647,11 +667,23 @@ bool warm_intact(const struct test_daemon *d, const json_t *r, char *why, size_t
 	return true;
 }
 
-static const char *const g_checks[] = {
-    "disk-unchanged",	  "marker-absent",	"secret-not-leaked", "canary-intact",
-    "listener-untouched", "abstract-untouched", "no-leftover",	     "daemon-alive",
-    "jail-passwd",	  "victim-survived",	"ipc-clean",	     "submount-untouched",
-    "sockmem-bounded",	  "warm-intact",	"fetch-clean",	     NULL};
+static const char *const g_checks[] = {"disk-unchanged",
+				       "marker-absent",
+				       "secret-not-leaked",
+				       "canary-intact",
+				       "listener-untouched",
+				       "abstract-untouched",
+				       "no-leftover",
+				       "daemon-alive",
+				       "jail-passwd",
+				       "victim-survived",
+				       "ipc-clean",
+				       "submount-untouched",
+				       "sockmem-bounded",
+				       "warm-intact",
+				       "fetch-clean",
+				       "ns-released",
+				       NULL};
 
 bool is_host_check(const char *name)
 {
@@ -690,6 +722,8 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 			no_leftover(d, why, wl);
 		} else if (strcmp(c, "daemon-alive") == 0) {
 			daemon_alive(d, why, wl);
+		} else if (strcmp(c, "ns-released") == 0) {
+			ns_released(d, why, wl);
 		} else if (strcmp(c, "jail-passwd") == 0) {
 			if (p->resp)
 				jail_passwd(p->resp, g_host_passwd, why, wl);

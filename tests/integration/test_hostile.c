@@ -52,6 +52,9 @@
  *   sockmem-bounded     the host-wide TCP+UDP memory (/proc/net/sockstat,
  *                       sampled while the batch runs) grew by at most the
  *                       job's memory_mb + 16 MB
+ *   ns-released         within 2 s of the batch's answers the daemon holds
+ *                       no job's mount namespace (it keeps each one a moment
+ *                       past the answer, sandboxd/jail/reclaim.h)
  *   warm-intact         the job was forked from a fork server ("path"
  *                       warm), no fork server failed or was rebuilt (the
  *                       daemon's log), every slot has both ready (ping);

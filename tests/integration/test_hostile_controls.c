@@ -284,6 +284,25 @@ START_TEST(test_host_check_controls)
 	ck_assert_msg(!warm_intact(&d, wr, why, sizeof why), "warm-intact missed killed servers");
 	json_decref(wr);
 
+	/* ns-released: a process that holds a mount namespace open is seen
+	 * (as the daemon would be, were it to keep a job's). */
+	why[0] = '\0';
+	ck_assert_msg(ns_released(&d, why, sizeof why), "ns-released before the control: %s", why);
+	pid_t h = fork();
+	if (h == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	td_sleep_ms(100);
+	struct test_daemon holder = d;
+	holder.pid = h;
+	seen = !ns_released(&holder, why, sizeof why);
+	kill_reap(h);
+	ck_assert_msg(seen, "ns-released missed a held mount namespace");
+
 	/* daemon-alive: a killed daemon is seen. */
 	why[0] = '\0';
 	ck_assert_msg(daemon_alive(&d, why, sizeof why), "daemon-alive before the control: %s",
