@@ -3,7 +3,6 @@
  * make sure that when this returns nothing of the job is alive. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -11,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -19,15 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandboxd/jail/workfiles.h"
 #include "sandboxd/jail/fdio.h"
 #include "sandboxd/jail/jail.h"
 
 #include "sandboxd/jail/capture.h"
 #include "sandboxd/jail/fdpass.h"
+#include "sandboxd/jail/handover.h"
 #include "sandboxd/jail/jail_internal.h"
 #include "sandboxd/jail/ns.h"
-#include "sandboxd/jail/reclaim.h"
 #include "sandboxd/jail/warm.h"
 #include "sandboxd/jail/warm_msg.h"
 #include "common/errfmt.h"
@@ -130,30 +127,6 @@ static void feed_stdin(struct job_fds *f, const struct jail_spec *s, size_t *off
 		*off += (size_t)w;
 	}
 	close_fd(&f->stdin_w);
-}
-
-/* The job's /work, sent once before its code ran (FDPASS_WORK): kept when
- * the request fetches files and it is what it must be; anything else is
- * closed. */
-static void keep_work(const struct jail_spec *s, struct jail_result *r, int fd)
-{
-	if (s->keep_work && !r->have_work && workfiles_check(fd) == 0) {
-		r->work_fd = fd;
-		r->have_work = true;
-	} else {
-		close(fd);
-	}
-}
-
-/* The job's mount namespace (FDPASS_MNTNS): kept if it is one, once. */
-static void keep_mntns(struct jail_result *r, int fd)
-{
-	if (!r->have_mnt && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNS) {
-		r->mnt_fd = fd;
-		r->have_mnt = true;
-	} else {
-		close(fd);
-	}
 }
 
 static void read_status(struct job_fds *f, struct jail_result *r)
@@ -350,10 +323,8 @@ static void supervise(const struct jail_spec *s, const struct jail_cgroup *cg, i
 		int l = ip_nt >= 0 && p[ip_nt].revents
 			    ? fdpass_recv(f->notify_r, MSG_DONTWAIT, &tag)
 			    : -2; /* nothing to read */
-		if (l >= 0 && tag == FDPASS_WORK) {
-			keep_work(s, r, l);
-		} else if (l >= 0 && tag == FDPASS_MNTNS) {
-			keep_mntns(r, l);
+		if (l >= 0 && handover_take(s, r, l, tag)) {
+			/* kept, or closed */
 		} else if (l != -2) {
 			if (l >= 0 && tag != FDPASS_LISTENER) {
 				close(l);
@@ -607,10 +578,5 @@ void jail_result_free(struct jail_result *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
-	if (r->have_work)
-		close(r->work_fd);
-	r->have_work = false;
-	if (r->have_mnt)
-		reclaim_fd(r->mnt_fd);
-	r->have_mnt = false;
+	handover_release(r);
 }

@@ -111,7 +111,8 @@ START_TEST(test_refused_when_unreachable)
 	long soft = -1;
 	ck_assert_int_eq(sscanf(buf, "%d %ld", &rc, &soft), 2);
 	if (rc == 0)
-		ck_assert_msg(soft >= 4096 + 64 + 32 + 2 + 64, "started with soft NOFILE %ld", soft);
+		ck_assert_msg(soft >= 4096 + 64 + 32 + 2 + 64, "started with soft NOFILE %ld",
+			      soft);
 	else
 		ck_assert_msg(strstr(buf, "LimitNOFILE") && strstr(buf, "RLIMIT_NOFILE is 1024"),
 			      "the refusal does not say why: %s", buf);
