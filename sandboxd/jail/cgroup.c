@@ -294,8 +294,9 @@ void cg_split_memory(uint64_t total, uint64_t *mem, uint64_t *tcp)
 	*mem = total - t;
 }
 
+/* prev: the memory limit the files hold (0: none written). */
 static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct cg_limits *l,
-			 char *err, size_t errlen)
+			 uint64_t prev, char *err, size_t errlen)
 {
 	char mem[32], pids[32];
 	cg_fmt(pids, sizeof pids, l->pids, "max");
@@ -313,6 +314,7 @@ static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct
 		return cg_cpu_cap(r, j, l->cpus, err, errlen);
 	}
 	uint64_t m = l->memory_bytes, tcp = 0;
+	j->v1_mem_total = j->v1_tcp_share = 0; /* limits written ahead are replaced */
 	/* Unlimited stays unlimited; without the tcp counter (a kernel without
 	 * kmem accounting) nothing bounds socket buffers: SECURITY.md says so. */
 	if (r->v1_kmem_tcp && m != UINT64_MAX)
@@ -329,9 +331,13 @@ static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct
 		if (cg_write(j->v1_memory, "memory.kmem.tcp.limit_in_bytes", t, err, errlen) < 0)
 			return -1;
 	}
-	/* memsw must stay >= the memory limit, so it is written second. */
-	if (cg_write(j->v1_memory, "memory.limit_in_bytes", mem, err, errlen) < 0 ||
-	    (r->v1_memsw &&
+	/* memsw must stay >= the memory limit: written second, or first when
+	 * it raises a limit written before (cg_job_limit_ahead). */
+	bool memsw_first = r->v1_memsw && prev && prev != UINT64_MAX && prev < l->memory_bytes;
+	if ((memsw_first &&
+	     cg_write(j->v1_memory, "memory.memsw.limit_in_bytes", mem, err, errlen) < 0) ||
+	    cg_write(j->v1_memory, "memory.limit_in_bytes", mem, err, errlen) < 0 ||
+	    (r->v1_memsw && !memsw_first &&
 	     cg_write(j->v1_memory, "memory.memsw.limit_in_bytes", mem, err, errlen) < 0))
 		return -1;
 	if (cg_write(j->v1_pids, "pids.max", pids, err, errlen) < 0)
@@ -378,11 +384,38 @@ int cg_job_make(const struct cg_root *r, const char *name, struct cg_job *j, cha
 	return 0;
 }
 
-int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen)
+static bool cg_limits_same(const struct cg_limits *a, const struct cg_limits *b)
+{
+	return a->memory_bytes == b->memory_bytes && a->pids == b->pids && a->cpus == b->cpus;
+}
+
+/* Writes l, and records it once every file holds it. */
+static int cg_write_limits(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen)
 {
 	if (!l || l->memory_bytes == 0 || l->pids == 0)
 		return cg_err(err, errlen, EINVAL, "job %s: zero memory or pids limit", j->name);
-	return cg_set_limits(j->root, j, l, err, errlen);
+	uint64_t prev = j->have_set ? j->set.memory_bytes : 0;
+	j->have_set = false;
+	if (cg_set_limits(j->root, j, l, prev, err, errlen) < 0)
+		return -1;
+	j->set = *l;
+	j->have_set = true;
+	return 0;
+}
+
+int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen)
+{
+	/* Before its limits, a cgroup made ahead gets its normal weight. */
+	if (cg_cpu_foreground(j, err, errlen) < 0)
+		return -1;
+	if (l && j->have_set && cg_limits_same(&j->set, l))
+		return 0;
+	return cg_write_limits(j, l, err, errlen);
+}
+
+int cg_job_limit_ahead(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen)
+{
+	return cg_write_limits(j, l, err, errlen);
 }
 
 int cg_job_create(const struct cg_root *r, const char *name, const struct cg_limits *l,

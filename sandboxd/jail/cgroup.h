@@ -76,6 +76,9 @@ struct cg_job {
 	 * share of it (memory.kmem.tcp's limit); 0: not split. */
 	uint64_t v1_mem_total, v1_tcp_share;
 	bool low_weight; /* cg_job_background: its CPU weight the least until limited */
+	/* The limits its files hold, when have_set (cg_job_limit_ahead). */
+	struct cg_limits set;
+	bool have_set;
 };
 
 struct cg_stats {
@@ -136,6 +139,10 @@ int cg_job_create(const struct cg_root *r, const char *name, const struct cg_lim
 int cg_job_make(const struct cg_root *r, const char *name, struct cg_job *j, char *err,
 		size_t errlen);
 int cg_job_limit(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen);
+/* The limits a job made ahead is expected to ask for, written while the
+ * slot is idle: cg_job_limit then writes only when the job's differ. The
+ * CPU weight stays as it is (cg_job_background). */
+int cg_job_limit_ahead(struct cg_job *j, const struct cg_limits *l, char *err, size_t errlen);
 /* A cgroup made ahead, whose processes prepare a job that has not come
  * yet: its CPU weight the least (v2 cpu.weight, v1 cpu.shares), so that
  * work gives way to the jobs running meanwhile. cg_job_limit gives it the

@@ -34,8 +34,7 @@ void cg_job_background(struct cg_job *j)
 	j->low_weight = cg_cpu_weight(j, true) == 0;
 }
 
-/* The normal CPU weight back after cg_job_background. */
-static int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen)
+int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen)
 {
 	if (!j->low_weight)
 		return 0;
@@ -62,9 +61,6 @@ void cg_cpu_detect(struct cg_root *r)
 int cg_cpu_cap(const struct cg_root *r, struct cg_job *j, uint64_t cpus, char *err, size_t errlen)
 {
 	char quota[48], period[24];
-	/* Before its limits, a cgroup made ahead gets its normal weight. */
-	if (cg_cpu_foreground(j, err, errlen) < 0)
-		return -1;
 	if (!r->cpu_cap || cpus == 0 || cpus > CG_CPU_MAX)
 		return 0;
 	snprintf(quota, sizeof quota, "%llu", (unsigned long long)(cpus * CG_CPU_PERIOD_US));

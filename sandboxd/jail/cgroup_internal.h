@@ -39,6 +39,9 @@ int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms);
 /* cgroup_cpu.c: the job's CPU bandwidth cap (cpus CPUs per period), when
  * r->cpu_cap; else nothing. */
 int cg_cpu_cap(const struct cg_root *r, struct cg_job *j, uint64_t cpus, char *err, size_t errlen);
+/* The normal CPU weight back after cg_job_background (nothing to do
+ * without it). */
+int cg_cpu_foreground(struct cg_job *j, char *err, size_t errlen);
 /* Sets r->cpu_cap from the files the jobs dir offers (after cg_setup). */
 void cg_cpu_detect(struct cg_root *r);
 

@@ -69,6 +69,8 @@ struct run_verdict {
 void run_one(const struct config *cfg, int slot, const struct job *j, const struct run_in *in,
 	     struct run_facts *f);
 void run_facts_free(struct run_facts *f);
+/* The cgroup limits of j's runs. */
+void run_cg_limits(const struct job *j, struct cg_limits *cl);
 /* CPU (the cgroup's, else the init's rusage), wall and peak memory. */
 void run_facts_usage(const struct run_facts *f, uint64_t *cpu_ms, uint64_t *wall_ms,
 		     uint64_t *mem_kb);

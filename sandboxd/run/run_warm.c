@@ -53,6 +53,11 @@ struct slot_server {
 	struct cg_job acg;
 	bool have_acg;
 	uint64_t placed_ns; /* when its next job's pid 1 was told to fork it ahead */
+	/* Its last job's cgroup limits: the next job's cgroup gets them ahead
+	 * (most clients ask the same of every job), and the job's own are
+	 * written only where they differ. */
+	struct cg_limits lim;
+	bool have_lim;
 	/* A preloaded server is started once the slot's light ones are ready:
 	 * a daemon serves at once, and its first cold jobs do not compete
 	 * with every server's imports at the same time. */
@@ -262,6 +267,9 @@ static void prepare_next(const struct config *cfg, int slot, int kind, struct sl
 		 * run: at the least CPU weight until its job comes. */
 		cg_job_background(&ss->acg);
 		ss->have_acg = true;
+		if (ss->have_lim && cg_job_limit_ahead(&ss->acg, &ss->lim, err, sizeof err) < 0)
+			log_msg("fork server %d/%d: the next job's limits ahead: %s", slot, kind,
+				err);
 	}
 	if (warm_place(&ss->w) < 0) {
 		log_msg("fork server %d/%d: the next job's pid 1 is gone", slot, kind);
@@ -442,6 +450,8 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 		*have_cg = true;
 		ss->have_acg = false;
 	}
+	run_cg_limits(j, &ss->lim);
+	ss->have_lim = true;
 	return &ss->w;
 }
 

@@ -16,6 +16,8 @@
  *   - a test request's seed: the hash of a str equals the cold path's under
  *     the same seed (PYTHONHASHSEED), and after two such requests the slot
  *     has a server for that seed;
+ *   - every job is held to its own memory limit, the same as the job
+ *     before it or not (the last job's limits are written ahead);
  *   - --cold answers "cold" and ping reports no fork server.
  * Run as root from the repository root (make integration). */
 #include <check.h>
@@ -360,6 +362,38 @@ START_TEST(test_reapers_hold_their_own)
 }
 END_TEST
 
+/* The next job's cgroup gets the last job's limits ahead, and a job's own
+ * are written only where they differ (run_warm.c, cg_job_limit_ahead):
+ * every job is held to its own memory limit, whether it asks for the same
+ * as the job before it or not. */
+START_TEST(test_limits_follow_each_job)
+{
+	static const struct {
+		int memory_mb;
+		const char *verdict;
+	} seq[] = {{64, "memory_limit"}, {256, "pass"},	       {256, "pass"},
+		   {64, "memory_limit"}, {64, "memory_limit"}, {256, "pass"}};
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	wait_warm(&d);
+	struct sbx_conn *c = conn_open(&d);
+	for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "m%zu", i);
+		json_t *r = call(c,
+				 lim(job(id, "b = b'x' * (96 << 20)\nprint(len(b))\n"), "memory_mb",
+				     seq[i].memory_mb),
+				 CALL_MS);
+		CHECK_R(r, streq(sget(r, "path"), "warm") &&
+			       streq(sget(r, "verdict"), seq[i].verdict));
+		json_decref(r);
+	}
+	sbx_close(c);
+	td_stop(&d, 10000);
+	td_cleanup(&d);
+}
+END_TEST
+
 static json_t *seeded(const char *id, int seed)
 {
 	json_t *o = json_pack("{s:s,s:s,s:[s],s:s,s:i}", "id", id, "code",
@@ -442,6 +476,7 @@ static Suite *warm_suite(void)
 	tcase_add_test(t, test_server_killed_under_a_job);
 	tcase_add_test(t, test_reapers_hold_their_own);
 	tcase_add_test(t, test_seeded_hash_like_cold);
+	tcase_add_test(t, test_limits_follow_each_job);
 	tcase_add_test(t, test_cold_flag);
 	return s;
 }

@@ -364,6 +364,55 @@ START_TEST(test_job_background_weight)
 }
 END_TEST
 
+/* Limits written ahead, while the slot is idle, for the job a cgroup made
+ * ahead waits for: they leave the CPU weight low; the job's own limits are
+ * written only where they differ (a file overwritten with a sentinel shows
+ * which were), and the job gets the normal weight either way. On v1 a
+ * job's unlimited memory after a limited one ahead leaves no socket share
+ * to watch. */
+START_TEST(test_job_limit_ahead)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j;
+	struct cg_limits two = {64ull << 20, 8, 2}, more = {128ull << 20, 8, 2};
+	set(t, new_tree());
+	setup_v2(t, &r);
+	ck_assert_msg(cg_job_make(&r, "job-a", &j, err, sizeof err) == 0, "%s", err);
+	cg_job_background(&j);
+	ck_assert_msg(cg_job_limit_ahead(&j, &two, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.max", j.v2)), "67108864");
+	ck_assert_str_eq(get(P("%s/pids.max", j.v2)), "8");
+	ck_assert_str_eq(get(P("%s/cpu.max", j.v2)), "200000 100000");
+	ck_assert_str_eq(get(P("%s/cpu.weight", j.v2)), "1");
+	put(P("%s/memory.max", j.v2), "sentinel");
+	ck_assert_msg(cg_job_limit(&j, &two, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.max", j.v2)), "sentinel");
+	ck_assert_str_eq(get(P("%s/cpu.weight", j.v2)), "100");
+	ck_assert_msg(cg_job_limit(&j, &more, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.max", j.v2)), "134217728");
+	/* Zero limits are refused ahead as at the job, and change nothing. */
+	struct cg_limits zero = {0, 8, 0};
+	ck_assert_int_eq(cg_job_limit_ahead(&j, &zero, err, sizeof err), -1);
+	ck_assert_int_eq(cg_job_limit(&j, &zero, err, sizeof err), -1);
+	ck_assert_str_eq(get(P("%s/memory.max", j.v2)), "134217728");
+	ck_assert_int_eq(cg_job_destroy(&j), 0);
+
+	set(t, new_tree());
+	put(P("%s/sys/fs/cgroup/memory/process_api/abc/memory.kmem.tcp.limit_in_bytes", t),
+	    "9223372036854771712\n");
+	setup_v1(t, &r, true);
+	ck_assert_msg(cg_job_make(&r, "job-v", &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(cg_job_limit_ahead(&j, &L64, err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(j.v1_mem_total, 64ull << 20);
+	struct cg_limits unl = {UINT64_MAX, 16, 0};
+	ck_assert_msg(cg_job_limit(&j, &unl, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(get(P("%s/memory.limit_in_bytes", j.v1_memory)), "-1");
+	ck_assert_uint_eq(j.v1_mem_total, 0);
+	ck_assert_int_eq(cg_job_over_memory(&j), 0);
+}
+END_TEST
+
 START_TEST(test_job_create_bad_args)
 {
 	char t[PATH_MAX];
@@ -728,6 +777,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_job_create_v1_tcp);
 	tcase_add_test(tc, test_job_create_cpu_cap);
 	tcase_add_test(tc, test_job_background_weight);
+	tcase_add_test(tc, test_job_limit_ahead);
 	tcase_add_test(tc, test_job_create_bad_args);
 	tcase_add_test(tc, test_job_create_unwritable);
 	tcase_add_test(tc, test_attach_nprocs_fake);
