@@ -3,8 +3,9 @@
  * v1, each a kernel object with per-CPU state) is the largest part of a
  * warm job's set-up, and neither needs to be on a job's path. A spare has
  * no limit and no process until a run takes it (cg_job_limit), so it is a
- * fresh cgroup like any: its counters start at zero. Each slot's state is
- * its worker's alone. */
+ * fresh cgroup like any: its counters start at zero. (A fork server's next
+ * job's cgroup, run_warm.c, gets the last job's limits ahead.) Each slot's
+ * state is its worker's alone. */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +22,13 @@ struct cgpool {
 static struct cgpool *g_pool;
 static int g_npool;
 static atomic_uint_fast64_t g_seq;
+
+void run_cgpool_limits(const struct job *j, struct cg_limits *cl)
+{
+	*cl = (struct cg_limits){.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
+				 .pids = (uint64_t)j->lim.pids,
+				 .cpus = (uint64_t)j->lim.cpus};
+}
 
 int run_cgpool_init(int slots)
 {

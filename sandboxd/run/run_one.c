@@ -172,13 +172,6 @@ static void run_in_jail(const struct config *cfg, int slot, const struct job *j,
 	free(files);
 }
 
-void run_cg_limits(const struct job *j, struct cg_limits *cl)
-{
-	*cl = (struct cg_limits){.memory_bytes = (uint64_t)j->lim.memory_mb << 20,
-				 .pids = (uint64_t)j->lim.pids,
-				 .cpus = (uint64_t)j->lim.cpus};
-}
-
 void run_one(const struct config *cfg, int slot, const struct job *j, const struct run_in *in,
 	     struct run_facts *f)
 {
@@ -192,7 +185,7 @@ void run_one(const struct config *cfg, int slot, const struct job *j, const stru
 	struct warm_server *w = run_warm_pick(cfg, slot, j, in, &cgj, &warm_cg);
 	if (cfg->cg.version != CG_NONE) {
 		struct cg_limits cl;
-		run_cg_limits(j, &cl);
+		run_cgpool_limits(j, &cl);
 		f->have_cg = warm_cg ? cg_job_limit(&cgj, &cl, err, sizeof err) == 0
 				     : run_cgpool_take(cfg, slot, &cl, &cgj, err, sizeof err) == 0;
 		if (warm_cg && !f->have_cg) /* its pid 1 is in there: the server goes */

@@ -69,8 +69,6 @@ struct run_verdict {
 void run_one(const struct config *cfg, int slot, const struct job *j, const struct run_in *in,
 	     struct run_facts *f);
 void run_facts_free(struct run_facts *f);
-/* The cgroup limits of j's runs. */
-void run_cg_limits(const struct job *j, struct cg_limits *cl);
 /* CPU (the cgroup's, else the init's rusage), wall and peak memory. */
 void run_facts_usage(const struct run_facts *f, uint64_t *cpu_ms, uint64_t *wall_ms,
 		     uint64_t *mem_kb);
@@ -90,6 +88,8 @@ void run_warm_done(const struct config *cfg, int slot, struct warm_server *w);
  * idle (take), and handed back after its counters are read, to be removed
  * when the slot is idle again (retire). */
 int run_cgpool_name(const struct config *cfg, int slot, char *name, size_t len);
+/* The cgroup limits of j's runs. */
+void run_cgpool_limits(const struct job *j, struct cg_limits *cl);
 int run_cgpool_take(const struct config *cfg, int slot, const struct cg_limits *l, struct cg_job *j,
 		    char *err, size_t errlen);
 void run_cgpool_retire(int slot, struct cg_job *j);

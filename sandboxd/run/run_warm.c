@@ -450,7 +450,7 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 		*have_cg = true;
 		ss->have_acg = false;
 	}
-	run_cg_limits(j, &ss->lim);
+	run_cgpool_limits(j, &ss->lim);
 	ss->have_lim = true;
 	return &ss->w;
 }
