@@ -151,14 +151,27 @@ have_uid_procs() { [ -n "$(uid_procs)" ]; }
 no_uid_procs() { [ -z "$(uid_procs)" ]; }
 # Job cgroups are named <instance>-<slot>-<seq>, the instance "s" + 8 hex digits.
 # Not counted: the fork servers' (<instance>-warm...), which live as long as
-# the daemon, and a slot's cgroup made ahead for its next job (with the next
-# warm job's pid 1 waiting in it): no limit is written there before a job
-# takes it.
+# the daemon, and a slot's cgroup made ahead for its next job: the cold
+# path's has no limit before a run takes it; the warm path's holds the next
+# job's pid 1 and the job forked ahead, which run as their server's uid until
+# the job comes (its limits may be written already: its server's last job's,
+# run_warm.c).
 job_cgroups() {
 	for _j in $(find "$CG" -mindepth 1 -type d -name 's????????-*' ! -name 's????????-warm*' 2>/dev/null); do
 		[ "$(cat "$_j/memory.max" 2>/dev/null)" = max ] && continue
+		made_ahead "$_j" && continue
 		echo "$_j"
 	done
+}
+# Processes, and none of them of a job uid.
+made_ahead() {
+	_ma=$(cat "$1/cgroup.procs" 2>/dev/null)
+	[ -n "$_ma" ] || return 1
+	for _q in $_ma; do
+		_u=$(awk '/^Uid:/ { print $2 }' "/proc/$_q/status" 2>/dev/null)
+		{ [ "$_u" = "$UIDB" ] || [ "$_u" = "$((UIDB + 1))" ]; } && return 1
+	done
+	return 0
 }
 no_job_cgroups() { [ -z "$(job_cgroups)" ]; }
 # cgroupfs files have size 0: read them.
