@@ -76,14 +76,18 @@ int reclaim_start(size_t cap, uint64_t delay_ns)
 	if (!ring)
 		return -1;
 	pthread_condattr_t ca;
-	if (pthread_condattr_init(&ca) != 0 ||
-	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
-	    pthread_cond_init(&g_cv, &ca) != 0) {
+	int e = pthread_condattr_init(&ca);
+	if (e == 0) {
+		e = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		if (e == 0)
+			e = pthread_cond_init(&g_cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (e != 0) {
 		free(ring);
-		errno = EINVAL;
+		errno = e;
 		return -1;
 	}
-	pthread_condattr_destroy(&ca);
 	pthread_mutex_lock(&g_mu);
 	g_ring = ring;
 	g_cap = cap ? cap : 1;

@@ -495,6 +495,11 @@ bool ns_released(const struct test_daemon *d, char *why, size_t wl)
 		td_sleep_ms(20);
 	if (n == 0)
 		return true;
+	if (n < 0) {
+		whyf(why, wl, "ns-released: the daemon's descriptors cannot be read (%s)",
+		     strerror(errno));
+		return false;
+	}
 	char *fds = tproc_fd_listing(d->pid);
 	whyf(why, wl,
 	     "ns-released: the daemon still holds %d mount namespace(s) after %d ms: %.600s", n,
