@@ -157,6 +157,8 @@ def _rehearse(waiting):
             json.loads(_REHEARSAL_JOB)
             if not waiting():
                 ast.parse(_REHEARSAL, "<rehearsal>")
+            if not waiting():
+                _rehearse_records()
     except BaseException:
         pass
     finally:
@@ -164,6 +166,30 @@ def _rehearse(waiting):
             mod.__dict__.clear()
             del mod
             gc.collect()
+
+
+def _rehearse_records():
+    """What every test request does that needs no job of its own, when
+    this server imported the runner: a candidate compiled, and its records
+    built and encoded as its channel encodes them, written to /dev/null.
+    No state of the runner's changes (no source is remembered, no test
+    timed)."""
+    pkg = __name__.partition(".")[0]
+    channel = sys.modules.get(pkg + ".channel")
+    records = sys.modules.get(pkg + ".records")
+    step = sys.modules.get(pkg + ".compile_step")
+    if channel is None or records is None or step is None:
+        return
+    fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        chan = channel.Channel(fd, "0" * records.KEY_LEN)
+        _, rec = step.compile_candidate("def f(n):\n    return n\n", "solution.py")
+        for r in (rec, records.plan(["check"]), records.start("check"),
+                  records.result("check", records.PASSED, "", "", 0),
+                  records.done()):
+            chan.emit(r)
+    finally:
+        os.close(fd)
 
 
 def _die(why):
