@@ -238,6 +238,22 @@ void run_warm_start(const struct config *cfg, int slot)
 		}
 }
 
+/* Whether the last job's limits may be written ahead: not below the
+ * profile's defaults. The next job's pid 1 and the job forked ahead
+ * prepare in that cgroup, and a request may ask for 1 MB and 1 process:
+ * such limits there would kill or stall them every time (the slot would
+ * serve cold for good) and leave an OOM kill or a refused fork in the
+ * counters the next job is judged by. Smaller limits are written by the
+ * job that asks for them, at its start, as before. */
+static bool ahead_ok(const struct slot_server *ss)
+{
+	if (!ss->have_lim || !ss->prof)
+		return false;
+	const struct proto_limits *d = &ss->prof->defaults;
+	return ss->lim.memory_bytes >= (uint64_t)d->memory_mb << 20 &&
+	       ss->lim.pids >= (uint64_t)d->pids;
+}
+
 /* The server's next job's pid 1, into a fresh cgroup of its own, waiting at
  * most ms for the server to send it; then told to fork the job ahead.
  * Moving a process into a cgroup may wait for an RCU grace period, and a
@@ -267,7 +283,7 @@ static void prepare_next(const struct config *cfg, int slot, int kind, struct sl
 		 * run: at the least CPU weight until its job comes. */
 		cg_job_background(&ss->acg);
 		ss->have_acg = true;
-		if (ss->have_lim && cg_job_limit_ahead(&ss->acg, &ss->lim, err, sizeof err) < 0)
+		if (ahead_ok(ss) && cg_job_limit_ahead(&ss->acg, &ss->lim, err, sizeof err) < 0)
 			log_msg("fork server %d/%d: the next job's limits ahead: %s", slot, kind,
 				err);
 	}

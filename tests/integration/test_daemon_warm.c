@@ -17,7 +17,9 @@
  *     the same seed (PYTHONHASHSEED), and after two such requests the slot
  *     has a server for that seed;
  *   - every job is held to its own memory limit, the same as the job
- *     before it or not (the last job's limits are written ahead);
+ *     before it or not (the last job's limits are written ahead), and a
+ *     job with the smallest limits a request may ask for leaves the slot
+ *     warm again within seconds;
  *   - --cold answers "cold" and ping reports no fork server.
  * Run as root from the repository root (make integration). */
 #include <check.h>
@@ -362,17 +364,18 @@ START_TEST(test_reapers_hold_their_own)
 }
 END_TEST
 
-/* The next job's cgroup gets the last job's limits ahead, and a job's own
- * are written only where they differ (run_warm.c, cg_job_limit_ahead):
- * every job is held to its own memory limit, whether it asks for the same
- * as the job before it or not. */
+/* The next job's cgroup gets the last job's limits ahead when they are
+ * not below the profile's defaults (512 MB), and a job's own are written
+ * only where they differ (run_warm.c, cg_job_limit_ahead): every job is
+ * held to its own memory limit, whether it asks for the same as the job
+ * before it or not, above the defaults where limits are written ahead. */
 START_TEST(test_limits_follow_each_job)
 {
 	static const struct {
 		int memory_mb;
 		const char *verdict;
-	} seq[] = {{64, "memory_limit"}, {256, "pass"},	       {256, "pass"},
-		   {64, "memory_limit"}, {64, "memory_limit"}, {256, "pass"}};
+	} seq[] = {{600, "memory_limit"}, {1024, "pass"},	 {1024, "pass"},
+		   {600, "memory_limit"}, {600, "memory_limit"}, {1024, "pass"}};
 	struct test_daemon d;
 	START(d, "--workers", "1");
 	wait_warm(&d);
@@ -381,13 +384,53 @@ START_TEST(test_limits_follow_each_job)
 		char id[16];
 		snprintf(id, sizeof id, "m%zu", i);
 		json_t *r = call(c,
-				 lim(job(id, "b = b'x' * (96 << 20)\nprint(len(b))\n"), "memory_mb",
-				     seq[i].memory_mb),
+				 lim(job(id, "b = b'x' * (800 << 20)\nprint(len(b))\n"),
+				     "memory_mb", seq[i].memory_mb),
 				 CALL_MS);
 		CHECK_R(r, streq(sget(r, "path"), "warm") &&
 			       streq(sget(r, "verdict"), seq[i].verdict));
 		json_decref(r);
 	}
+	sbx_close(c);
+	td_stop(&d, 10000);
+	td_cleanup(&d);
+}
+END_TEST
+
+/* A request may ask for 1 MB and 1 process. Such limits, written ahead
+ * into the next job's cgroup, would kill or stall that job's pid 1 and the
+ * job forked ahead while they prepare, every time: the slot would serve
+ * cold for good. Limits below the profile's defaults are left to the job
+ * that asks for them (run_warm.c, ahead_ok): after such a job the slot is
+ * warm again within seconds, and the jobs after it are judged on their
+ * own. */
+START_TEST(test_tiny_limits_stay_with_their_job)
+{
+	struct test_daemon d;
+	START(d, "--workers", "1");
+	wait_warm(&d);
+	struct sbx_conn *c = conn_open(&d);
+	json_t *r = run_on(c, "before", "print(1)");
+	CHECK_R(r, streq(sget(r, "path"), "warm"));
+	json_decref(r);
+	r = call(c, lim(lim(job("tiny", "print('TINY')"), "memory_mb", 1), "pids", 1), CALL_MS);
+	json_decref(r); /* its own verdict is its own business */
+	bool warm = false;
+	long long end = td_now_ms() + 20000;
+	for (int i = 0; !warm && td_now_ms() < end; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "after%d", i);
+		r = run_on(c, id,
+			   "import os\npid = os.fork()\nif pid == 0:\n    os._exit(0)\n"
+			   "os.waitpid(pid, 0)\nprint(len(bytearray(8 << 20)))\n");
+		CHECK_R(r, streq(sget(r, "verdict"), "pass") &&
+			       json_is_null(json_object_get(r, "limit_hit")));
+		warm = streq(sget(r, "path"), "warm");
+		json_decref(r);
+		if (!warm)
+			td_sleep_ms(200);
+	}
+	ck_assert_msg(warm, "the slot still ran cold 20 s after a job with 1 MB and 1 process");
 	sbx_close(c);
 	td_stop(&d, 10000);
 	td_cleanup(&d);
@@ -477,6 +520,7 @@ static Suite *warm_suite(void)
 	tcase_add_test(t, test_reapers_hold_their_own);
 	tcase_add_test(t, test_seeded_hash_like_cold);
 	tcase_add_test(t, test_limits_follow_each_job);
+	tcase_add_test(t, test_tiny_limits_stay_with_their_job);
 	tcase_add_test(t, test_cold_flag);
 	return s;
 }
