@@ -483,6 +483,23 @@ int cg_job_over_memory(const struct cg_job *j)
 	return sock >= j->v1_tcp_share / 2 ? 1 : 0;
 }
 
+int cg_job_room(const struct cg_job *j, const struct cg_limits *l, uint64_t room)
+{
+	if (!l || l->memory_bytes == UINT64_MAX)
+		return 1;
+	uint64_t used, m = l->memory_bytes, tcp;
+	const char *dir = j->v2[0] ? j->v2 : j->v1_memory;
+	if (!dir[0])
+		return cg_errno(EINVAL);
+	/* On v1 the page counter gets what the socket share leaves. */
+	if (!j->v2[0] && j->root && j->root->v1_kmem_tcp)
+		cg_split_memory(l->memory_bytes, &m, &tcp);
+	if (cg_num(dir, j->v2[0] ? "memory.current" : "memory.usage_in_bytes", NULL, NULL, false,
+		   &used) < 0)
+		return -1;
+	return m >= used && m - used >= room ? 1 : 0;
+}
+
 /* Every stat is tried; the first failure's errno is kept. */
 static void cg_keep(int *e, int rc)
 {

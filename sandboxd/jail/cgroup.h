@@ -161,6 +161,10 @@ int cg_job_stats(const struct cg_job *j, struct cg_stats *s);
  * sockets hold half their share (watch closely), 0 when below or when there
  * is nothing to watch, -1 when the counters cannot be read. */
 int cg_job_over_memory(const struct cg_job *j);
+/* 1 when l's memory limit leaves at least room bytes above what j's
+ * processes already use, 0 when not (writing it would fail on v1, EBUSY,
+ * or have v2's OOM killer kill them), -1 with errno when unreadable. */
+int cg_job_room(const struct cg_job *j, const struct cg_limits *l, uint64_t room);
 /* Number of processes still in the job (cgroup.procs; v1: of the memory hierarchy). */
 int cg_job_nprocs(const struct cg_job *j);
 /* SIGKILLs everything in the job (cgroup.kill when present) and waits up to

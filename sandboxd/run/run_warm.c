@@ -38,6 +38,9 @@ enum { WK_PLAIN, WK_RUNNER, WK_PLAIN_PRE, WK_RUNNER_PRE, WK_COUNT };
 #define WARM_MAX_FAILURES 3  /* starts in a row that failed: no more tries */
 #define WARM_GROWTH_KB 65536 /* a server grown this much past its start is rebuilt */
 #define WARM_NET_FAILURES 3  /* pooled network namespaces that failed: jobs make their own */
+/* What a job's memory limit must leave above what its prepared processes
+ * already use, or it runs cold (fits_prepared). */
+#define WARM_MEM_ROOM (4u << 20)
 
 struct slot_server {
 	struct warm_server w;
@@ -419,6 +422,21 @@ static bool names_preload(const struct job *j, const struct run_in *in)
 	return false;
 }
 
+/* Whether the job's limits can go where its pid 1 and the job forked ahead
+ * already live. Below what they use, the limit's write fails (v1: EBUSY)
+ * or v2's OOM killer kills them: the job would end in `error` or its OOM
+ * kill, and the slot be rebuilt, for any client asking for a few MB. Such a
+ * job runs cold in a cgroup of its own, as it would with --cold, and they
+ * wait for the next. A limit no smaller than the one they live under
+ * already fits, and costs no read. */
+static bool fits_prepared(const struct slot_server *ss, const struct cg_limits *cl)
+{
+	const struct cg_job *a = &ss->acg;
+	if (a->have_set && cl->memory_bytes >= a->set.memory_bytes)
+		return true;
+	return cg_job_room(a, cl, WARM_MEM_ROOM) == 1;
+}
+
 struct warm_server *run_warm_pick(const struct config *cfg, int slot, const struct job *j,
 				  const struct run_in *in, struct cg_job *cg, bool *have_cg)
 {
@@ -461,12 +479,16 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 	prepare_next(cfg, slot, kind, ss, WARM_NEXT_MS);
 	if (unprepared(cfg, ss))
 		return NULL;
+	struct cg_limits cl;
+	run_cgpool_limits(j, &cl);
+	if (ss->have_acg && !fits_prepared(ss, &cl))
+		return NULL;
 	if (ss->have_acg) {
 		*cg = ss->acg;
 		*have_cg = true;
 		ss->have_acg = false;
 	}
-	run_cgpool_limits(j, &ss->lim);
+	ss->lim = cl;
 	ss->have_lim = true;
 	return &ss->w;
 }

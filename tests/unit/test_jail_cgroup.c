@@ -413,6 +413,39 @@ START_TEST(test_job_limit_ahead)
 }
 END_TEST
 
+/* cg_job_room: whether a limit leaves room above what the processes
+ * already in the cgroup use (v2 memory.current; v1 memory.usage_in_bytes
+ * against the page share the socket split leaves). */
+START_TEST(test_job_room)
+{
+	char t[PATH_MAX];
+	struct cg_root r;
+	struct cg_job j;
+	struct cg_limits l = {8ull << 20, 8, 0}, unl = {UINT64_MAX, 8, 0};
+	set(t, new_tree());
+	setup_v2(t, &r);
+	ck_assert_msg(cg_job_make(&r, "job-r", &j, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(cg_job_room(&j, &l, 4u << 20), -1); /* no counter: unknown */
+	put(P("%s/memory.current", j.v2), "3145728\n");	     /* 3 MiB used */
+	ck_assert_int_eq(cg_job_room(&j, &l, 4u << 20), 1);
+	ck_assert_int_eq(cg_job_room(&j, &l, 6u << 20), 0);
+	put(P("%s/memory.current", j.v2), "9437184\n"); /* above the limit */
+	ck_assert_int_eq(cg_job_room(&j, &l, 0), 0);
+	ck_assert_int_eq(cg_job_room(&j, &unl, 4u << 20), 1);
+	ck_assert_int_eq(cg_job_destroy(&j), 0);
+
+	set(t, new_tree());
+	put(P("%s/sys/fs/cgroup/memory/process_api/abc/memory.kmem.tcp.limit_in_bytes", t),
+	    "9223372036854771712\n");
+	setup_v1(t, &r, true);
+	ck_assert_msg(cg_job_make(&r, "job-s", &j, err, sizeof err) == 0, "%s", err);
+	/* 8 MiB: 1 MiB for sockets, 7 for pages; 3 used leaves 4. */
+	put(P("%s/memory.usage_in_bytes", j.v1_memory), "3145728\n");
+	ck_assert_int_eq(cg_job_room(&j, &l, 4u << 20), 1);
+	ck_assert_int_eq(cg_job_room(&j, &l, (4u << 20) + 4096), 0);
+}
+END_TEST
+
 START_TEST(test_job_create_bad_args)
 {
 	char t[PATH_MAX];
@@ -778,6 +811,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, test_job_create_cpu_cap);
 	tcase_add_test(tc, test_job_background_weight);
 	tcase_add_test(tc, test_job_limit_ahead);
+	tcase_add_test(tc, test_job_room);
 	tcase_add_test(tc, test_job_create_bad_args);
 	tcase_add_test(tc, test_job_create_unwritable);
 	tcase_add_test(tc, test_attach_nprocs_fake);
