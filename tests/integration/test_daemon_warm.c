@@ -411,7 +411,7 @@ END_TEST
  * 1 MB there, so the limit's write failed (v1: EBUSY) and the job ended in
  * `error` with the server rebuilt, for any client that asked
  * (fits_prepared). Such a job runs cold in a cgroup of its own and is
- * judged as there (`memory_limit`); the slot stays warm for the next. A
+ * judged as there (1 MB: `memory_limit`); the slot stays warm for the next. A
  * pids limit of 1 still takes that cgroup (pids.max refuses new forks, it
  * kills nothing), and its verdict is its own business. */
 START_TEST(test_tiny_limits_stay_with_their_job)
@@ -428,9 +428,13 @@ START_TEST(test_tiny_limits_stay_with_their_job)
 		char id[16];
 		snprintf(id, sizeof id, "tiny%d", i);
 		r = call(c, lim(job(id, "print('TINY')"), "memory_mb", 1 + i), CALL_MS);
+		/* Whether a fresh interpreter fits in 3 MB is the kernel's
+		 * business (Debian's 6.1 on v2 runs it): judged as cold, never
+		 * `error`. */
+		const char *v = sget(r, "verdict");
 		CHECK_R(r, streq(sget(r, "path"), "cold") &&
-			       streq(sget(r, "verdict"), "memory_limit") &&
-			       streq(sget(r, "limit_hit"), "memory"));
+			       (streq(v, "pass") || (streq(v, "memory_limit") &&
+						     streq(sget(r, "limit_hit"), "memory"))));
 		json_decref(r);
 	}
 	r = call(c, lim(lim(job("tinyp", "print('TINY')"), "memory_mb", 1), "pids", 1), CALL_MS);

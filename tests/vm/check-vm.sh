@@ -46,7 +46,7 @@ VM_PLACEMENTS=${VM_PLACEMENTS:-root service session nodeleg parent nocg}
 # real there (Debian's kernel has 32-bit emulation), the feature probes, and
 # a real job cgroup on pure v2.
 VM_SUITES_KERNEL="test_jail_seccomp test_jail_kfeat test_jail_cgroup_real test_jail_procview test_jail_mounts test_jail_warm_hot"
-VM_SUITES_DAEMON="test_daemon_jobs test_daemon_protocol test_daemon_lifecycle test_daemon_sockmem test_daemon_cpus test_daemon_init test_jail_init test_daemon_warm_net test_daemon_reclaim"
+VM_SUITES_DAEMON="test_daemon_jobs test_daemon_protocol test_daemon_lifecycle test_daemon_sockmem test_daemon_cpus test_daemon_init test_jail_init test_daemon_warm test_daemon_warm_net test_daemon_reclaim"
 VM_SUITES_HOSTILE="test_hostile test_hostile_controls"
 VM_SUITES_FAULTS="test_daemon_faults test_daemon_load test_daemon_bad_input test_daemon_auth"
 VM_SUITES=${VM_SUITES:-$VM_SUITES_KERNEL $VM_SUITES_DAEMON $VM_SUITES_HOSTILE $VM_SUITES_FAULTS}
