@@ -41,7 +41,8 @@ PROBE = dedent('''
     def state():
         return {"modules": sorted(sys.modules), "linecache": sorted(linecache.cache),
                 "fds": sorted(os.listdir("/proc/self/fd")), "argv": list(sys.argv),
-                "path": list(sys.path), "garbage": len(gc.garbage)}
+                "path": list(sys.path), "garbage": len(gc.garbage),
+                "main": id(sys.modules.get("__main__"))}
     before = state()
     warm._rehearse(waiting)
     warm._rehearse_records()

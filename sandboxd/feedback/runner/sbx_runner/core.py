@@ -8,7 +8,7 @@ import sys
 import time
 import types
 
-from . import fmt_asserts, fmt_humaneval, fmt_unittest, frames, isolate, records
+from . import fmt_asserts, fmt_humaneval, fmt_unittest, frames, isolate, records, script
 from .channel import flush_std
 from .compile_step import compile_candidate
 from .job import HarnessError
@@ -42,10 +42,7 @@ def _detach_runner():
     if sys.path and os.path.abspath(frames.ROOT) == \
             os.path.abspath(sys.path[0] or "."):
         sys.path[0] = os.getcwd()      # not the runner's own directory
-    pkg = __name__.partition(".")[0]
-    for name in [n for n in sys.modules
-                 if n == pkg or n.startswith(pkg + ".")]:
-        del sys.modules[name]
+    script.detach()
 
 
 class Runner:
