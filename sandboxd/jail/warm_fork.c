@@ -219,6 +219,12 @@ fail:
 static struct hot_range g_hot[WARM_HOT_MAX];
 static size_t g_nhot;
 static int g_learn[2] = {-1, -1};
+/* What a calibration child of the server wrote running a job's path on a
+ * built-in job (warm.py, _calibrate): the pages a job writes after its
+ * layers, which the first job forked ahead, reporting before its job
+ * came, never wrote. Joined to its report. */
+static struct hot_range g_cal[WARM_HOT_MAX];
+static size_t g_ncal;
 
 /* Before each fork: takes what the last job forked ahead reported, or
  * makes a pipe for the next one to report on. */
@@ -231,7 +237,7 @@ static void hot_next(void)
 		close(g_learn[0]);
 		g_learn[0] = -1;
 		if (n > 0) {
-			g_nhot = (size_t)n;
+			g_nhot = warm_hot_merge(g_hot, (size_t)n, WARM_HOT_MAX, g_cal, g_ncal);
 			return;
 		}
 	}
@@ -395,6 +401,25 @@ EXPORT int warmfork_waiting(void)
 {
 	struct pollfd p = {.fd = g_bc, .events = POLLIN};
 	return poll(&p, 1, 0) != 0;
+}
+
+/* In the server's calibration child, at its end: the pages it wrote since
+ * its fork, on fd. It ran the server's code only, on a built-in job. */
+EXPORT int warmfork_learn(int fd)
+{
+	static struct hot_range r[WARM_HOT_MAX];
+	int n = warm_hot_scan(r, WARM_HOT_MAX);
+	return n > 0 ? warm_hot_send(fd, r, (size_t)n) : -1;
+}
+
+/* In the server, once the calibration child ended: its report from fd
+ * (checked as the first job forked ahead's is); the number of ranges, or
+ * -1 for none. */
+EXPORT int warmfork_calibrated(int fd)
+{
+	int n = warm_hot_recv(fd, g_cal, WARM_HOT_MAX);
+	g_ncal = n > 0 ? (size_t)n : 0;
+	return n;
 }
 
 /* In the job forked ahead, before its descriptors came: 1 when it copied

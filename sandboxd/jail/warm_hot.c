@@ -10,7 +10,9 @@
  * (and before any job's code exists, so what it reports is the server's
  * own), reads its page map: every page mapped privately writable that it
  * alone maps is one it wrote. It sends them, as ranges, on a pipe only it
- * and the server hold; each later job forked ahead copies them at once. */
+ * and the server hold; each later job forked ahead copies them at once,
+ * with the pages a calibration child of the server wrote running a job's
+ * own path on a built-in job (warm_hot_merge joins the two reports). */
 #include "sandboxd/jail/warm_hot.h"
 
 #include <errno.h>
@@ -135,4 +137,27 @@ int warm_hot_populate(const struct hot_range *r, size_t n)
 	/* Other errors are ranges the server no longer maps as it did: they
 	 * are skipped, and the job copies what it writes there on its own. */
 	return 0;
+}
+
+size_t warm_hot_merge(struct hot_range *r, size_t n, size_t max, const struct hot_range *o,
+		      size_t m)
+{
+	static struct hot_range out[WARM_HOT_MAX];
+	size_t k = 0, i = 0, j = 0;
+	if (max > WARM_HOT_MAX)
+		max = WARM_HOT_MAX;
+	while (i < n || j < m) {
+		const struct hot_range *x =
+		    j >= m || (i < n && r[i].start <= o[j].start) ? &r[i++] : &o[j++];
+		/* Joined to the last one where they touch or overlap. */
+		if (k && x->start <= out[k - 1].start + out[k - 1].len) {
+			uint64_t end = x->start + x->len;
+			if (end > out[k - 1].start + out[k - 1].len)
+				out[k - 1].len = end - out[k - 1].start;
+		} else if (k < max) {
+			out[k++] = *x;
+		}
+	}
+	memcpy(r, out, k * sizeof out[0]);
+	return k;
 }

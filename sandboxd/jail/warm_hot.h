@@ -22,6 +22,10 @@ int warm_hot_send(int fd, const struct hot_range *r, size_t n);
 /* One whole message from fd (non-blocking: what is there); the number of
  * ranges, or -1 for none, a short one or one of more than max. */
 int warm_hot_recv(int fd, struct hot_range *r, size_t max);
+/* The union of r (n ranges, sorted) and o (m ranges, sorted), in r (room
+ * for max); their number. Ranges that no longer fit are left out. */
+size_t warm_hot_merge(struct hot_range *r, size_t n, size_t max, const struct hot_range *o,
+		      size_t m);
 /* Copies the ranges' pages into this process, skipping ranges it does not
  * map writable; -1 when the kernel cannot (before 5.14). */
 int warm_hot_populate(const struct hot_range *r, size_t n);

@@ -57,6 +57,8 @@ int warm_msg_recv(int sock, const char *kind, int *fds, int max);
 int warmfork_ready(int runner);
 int warmfork_spawn(void);
 int warmfork_waiting(void);
+int warmfork_learn(int fd);
+int warmfork_calibrated(int fd);
 int warmfork_populated(void);
 int warmfork_job(void);
 

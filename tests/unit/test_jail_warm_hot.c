@@ -162,6 +162,29 @@ START_TEST(test_populate_copies_them)
 }
 END_TEST
 
+/* warm_hot_merge: the union of two sorted lists, touching and overlapping
+ * ranges joined, what does not fit left out. */
+START_TEST(test_merge)
+{
+	struct hot_range a[8] = {{0x1000, 0x1000}, {0x5000, 0x2000}, {0x10000, 0x1000}};
+	struct hot_range b[4] = {{0x2000, 0x1000}, {0x6000, 0x3000}, {0x20000, 0x1000}};
+	size_t n = warm_hot_merge(a, 3, 8, b, 3);
+	ck_assert_uint_eq(n, 4);
+	ck_assert(a[0].start == 0x1000 && a[0].len == 0x2000); /* touching */
+	ck_assert(a[1].start == 0x5000 && a[1].len == 0x4000); /* overlapping */
+	ck_assert(a[2].start == 0x10000 && a[2].len == 0x1000);
+	ck_assert(a[3].start == 0x20000 && a[3].len == 0x1000);
+	/* One inside another changes nothing; an empty list changes nothing. */
+	struct hot_range in[1] = {{0x5800, 0x100}};
+	ck_assert_uint_eq(warm_hot_merge(a, 4, 8, in, 1), 4);
+	ck_assert(a[1].start == 0x5000 && a[1].len == 0x4000);
+	ck_assert_uint_eq(warm_hot_merge(a, 4, 8, NULL, 0), 4);
+	struct hot_range e[2] = {{0}};
+	ck_assert_uint_eq(warm_hot_merge(e, 0, 2, b, 3), 2); /* room for 2 */
+	ck_assert(e[0].start == 0x2000 && e[1].start == 0x6000);
+}
+END_TEST
+
 static Suite *hot_suite(void)
 {
 	Suite *s = suite_create("warm_hot");
@@ -170,6 +193,7 @@ static Suite *hot_suite(void)
 	tcase_add_test(tc, test_scan_reports_written_pages);
 	tcase_add_test(tc, test_recv_refuses_bad_messages);
 	tcase_add_test(tc, test_populate_copies_them);
+	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -195,6 +195,92 @@ def _rehearse_records():
         os.close(fd)
 
 
+# The built-in jobs the calibration child runs (_calibrate): a HumanEval
+# task's shape for a test-request server, a program for a plain one.
+_CAL_JOB = (
+    '{"format": "humaneval", "filename": "solution.py", "entry_point": "total", '
+    '"code": "from typing import List\\n\\n\\ndef total(xs: List[int]) -> int:\\n'
+    '    return sum(x for x in xs)\\n", '
+    '"tests": "\\n\\nMETADATA = {}\\n\\n\\ndef check(candidate):\\n'
+    '    assert candidate([1, 2, 3]) == 6\\n    assert candidate([]) == 0\\n"}')
+_CAL_SECONDS = 5     # a calibration child still running then is killed
+_CAL_MAIN = b"xs = [str(i) for i in range(20)]\nprint(len(xs), ' '.join(xs))\n"
+
+
+def _calibrate(lib, runner):
+    """Learns which of the server's pages a job writes after its layers:
+    the first job forked ahead reports what it wrote before its job came
+    (its tree, its rehearsal), never the job's own path. A child of the
+    server runs that path on a built-in job, as a job forked from the
+    server would (the runner's main(), or script.run), its output to
+    /dev/null; at its end, where a job exits, it reports the pages it
+    wrote (warmfork_learn), which every later job forked ahead copies with
+    the first one's (warm_fork.c). It runs the server's code only, on a job
+    of the server's own, in a process that serves nothing and ends there."""
+    r, w = os.pipe()
+    real_exit = os._exit
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            _cal_child(lib, w, runner, real_exit)
+        finally:
+            real_exit(1)     # not the job's end: no report
+    os.close(w)
+    try:
+        if _reaped_ok(pid, _CAL_SECONDS):
+            lib.warmfork_calibrated(r)
+    finally:
+        os.close(r)
+
+
+def _reaped_ok(pid, seconds):
+    """Whether the child ended with status 0 within seconds; killed, and
+    not, when it did not (the server must not hang on it)."""
+    import time     # every interpreter's; signal is not imported for SIGKILL
+    end = time.monotonic() + seconds
+    while True:
+        got, st = os.waitpid(pid, os.WNOHANG)
+        if got:
+            return os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0
+        if time.monotonic() > end:
+            os.kill(pid, 9)     # SIGKILL
+            os.waitpid(pid, 0)
+            return False
+        time.sleep(0.001)
+
+
+def _cal_child(lib, w, runner, real_exit):
+    # Nothing of the server's but the report's pipe: not the daemon's socket.
+    os.closerange(3, w)
+    os.closerange(w + 1, 1 << 20)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+
+    def end(code):
+        real_exit(0 if lib.warmfork_learn(w) == 0 else 1)
+
+    os._exit = script._exit = end
+    if runner:
+        from . import records
+        kr, kw = os.pipe()
+        os.write(kw, b"0" * records.KEY_LEN)
+        os.close(kw)
+        job = os.memfd_create("calibration")
+        os.write(job, _CAL_JOB.encode())
+        os.environ.update(SBX_RUNNER_JOB="/proc/self/fd/%d" % job,
+                          SBX_RUNNER_KEY_FD=str(kr), SBX_RUNNER_RESULT_FD=str(null))
+        _fresh()
+        from .main import main
+        main()
+    else:
+        prog = os.memfd_create("calibration")
+        os.write(prog, _CAL_MAIN)
+        _fresh()
+        script.run("/proc/self/fd/%d" % prog)
+
+
 def _die(why):
     """Ends the server; its stderr is the daemon's log."""
     try:
@@ -224,6 +310,7 @@ def serve():
     # generations: fewer pages written after each fork.
     gc.collect()
     gc.freeze()
+    _calibrate(lib, cfg.get("kind") == "runner")
     spawn, waiting, job = lib.warmfork_spawn, lib.warmfork_waiting, lib.warmfork_job
     populated = lib.warmfork_populated
     # fd 6, the server's own description, is the C half's to read: the
