@@ -560,10 +560,16 @@ START_TEST(test_kill_fake)
 	setup_v2(t, &r);
 	ck_assert_msg(cg_job_create(&r, "job-k", &L64, &j, err, sizeof err) == 0, "%s", err);
 
-	/* cgroup.kill present and the job empty. */
+	/* cgroup.kill present and the job empty: nothing to kill, nothing
+	 * written. */
 	put(P("%s/cgroup.kill", j.v2), "0\n");
 	put(P("%s/cgroup.procs", j.v2), "");
 	ck_assert_int_eq(cg_job_kill(&j, 100), 0);
+	ck_assert_str_eq(get(P("%s/cgroup.kill", j.v2)), "0\n");
+	/* A member listed: cgroup.kill is written (the fake file never
+	 * empties, so the wait times out). */
+	put(P("%s/cgroup.procs", j.v2), "999999\n");
+	ck_assert_int_eq(cg_job_kill(&j, 20), -1);
 	ck_assert_str_eq(get(P("%s/cgroup.kill", j.v2)), "1");
 
 	/* No cgroup.kill: each listed pid gets SIGKILL; the fake file never
