@@ -220,7 +220,7 @@ static struct hot_range g_hot[WARM_HOT_MAX];
 static size_t g_nhot;
 static int g_learn[2] = {-1, -1};
 /* What a calibration child of the server wrote running a job's path on a
- * built-in job (warm.py, _calibrate): the pages a job writes after its
+ * built-in job (warm.py, _calibrating): the pages a job writes after its
  * layers, which the first job forked ahead, reporting before its job
  * came, never wrote. Joined to its report. */
 static struct hot_range g_cal[WARM_HOT_MAX];

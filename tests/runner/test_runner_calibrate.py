@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """CalibrateTests: the fork server's calibration child (sbx_runner/warm.py,
-_calibrate). It runs a job's path on a built-in job in a child of the
-server and reports, at that job's end, the pages it wrote. What must hold:
-the child really runs the path a job runs (the runner's main() through to
-its end for a test-request server, script.run for a plain one), its report
+_calibrating). It takes a job's path on a built-in job in a child of the
+server (returning from serve() there as a job does) and reports, at that
+job's end, the pages it wrote. What must hold: the child really runs the
+path a job runs (the runner's main() through to its end for a
+test-request server, run_main for a plain one), its report
 reaches the server only when it ended well (a child still running after
 _CAL_SECONDS is killed, and its report is not taken), it holds none of the server's
 descriptors but its report's pipe (not the daemon's socket), it writes
@@ -65,6 +66,9 @@ PROBE = dedent('''
                 time.sleep(60)
             return -1 if fail else 0
 
+        def warmfork_populated(self):
+            return 0
+
         def warmfork_calibrated(self, fd):
             Lib.got = json.loads(os.read(fd, 65536) or b"null")
             return 1
@@ -82,7 +86,14 @@ PROBE = dedent('''
                 "exits": [os._exit is EXIT, script._exit is EXIT]}
     EXIT = os._exit
     before = state()
-    warm._calibrate(Lib(), runner)
+    if warm._calibrating(Lib(), runner):
+        # The child: what follows serve() for a job (runner.pyz's
+        # __main__, or the plain server's bootstrap).
+        if runner:
+            from sbx_runner.main import main
+            main()
+        else:
+            warm.run_main()
     after = state()
     print(json.dumps({"before": before, "after": after, "got": Lib.got}))
 ''')

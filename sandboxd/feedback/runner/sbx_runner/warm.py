@@ -195,7 +195,7 @@ def _rehearse_records():
         os.close(fd)
 
 
-# The built-in jobs the calibration child runs (_calibrate): a HumanEval
+# The built-in jobs the calibration child runs (_calibrating): a HumanEval
 # task's shape for a test-request server, a program for a plain one.
 _CAL_JOB = (
     '{"format": "humaneval", "filename": "solution.py", "entry_point": "total", '
@@ -207,16 +207,19 @@ _CAL_SECONDS = 5     # a calibration child still running then is killed
 _CAL_MAIN = b"xs = [str(i) for i in range(20)]\nprint(len(xs), ' '.join(xs))\n"
 
 
-def _calibrate(lib, runner):
+def _calibrating(lib, runner):
     """Learns which of the server's pages a job writes after its layers:
     the first job forked ahead reports what it wrote before its job came
     (its tree, its rehearsal), never the job's own path. A child of the
-    server runs that path on a built-in job, as a job forked from the
-    server would (the runner's main(), or script.run), its output to
-    /dev/null; at its end, where a job exits, it reports the pages it
-    wrote (warmfork_learn), which every later job forked ahead copies with
-    the first one's (warm_fork.c). It runs the server's code only, on a job
-    of the server's own, in a process that serves nothing and ends there."""
+    server takes that path on a built-in job: it returns True, and serve()
+    returns in it as in a job (after a call through the library, as a job
+    returns from warmfork_job, and _fresh), into what follows serve() for
+    a job: the runner's main(), or run_main (script.run), with its output
+    to /dev/null. At that job's end, where a job exits, it reports the
+    pages it wrote (warmfork_learn), which every later job forked ahead
+    copies with the first one's (warm_fork.c). It runs the server's code
+    only, on a job of the server's own, in a process that serves nothing
+    and ends there. In the server: False, once the child is reaped."""
     r, w = os.pipe()
     real_exit = os._exit
     pid = os.fork()
@@ -224,7 +227,8 @@ def _calibrate(lib, runner):
         try:
             os.close(r)
             _cal_child(lib, w, runner, real_exit)
-        finally:
+            return True
+        except BaseException:
             real_exit(1)     # not the job's end: no report
     os.close(w)
     try:
@@ -232,6 +236,7 @@ def _calibrate(lib, runner):
             lib.warmfork_calibrated(r)
     finally:
         os.close(r)
+    return False
 
 
 def _reaped_ok(pid, seconds):
@@ -251,6 +256,8 @@ def _reaped_ok(pid, seconds):
 
 
 def _cal_child(lib, w, runner, real_exit):
+    """The calibration child's set-up, before it returns from serve()."""
+    global run_main
     # Nothing of the server's but the report's pipe: not the daemon's socket.
     os.closerange(3, w)
     os.closerange(w + 1, 1 << 20)
@@ -271,14 +278,13 @@ def _cal_child(lib, w, runner, real_exit):
         os.write(job, _CAL_JOB.encode())
         os.environ.update(SBX_RUNNER_JOB="/proc/self/fd/%d" % job,
                           SBX_RUNNER_KEY_FD=str(kr), SBX_RUNNER_RESULT_FD=str(null))
-        _fresh()
-        from .main import main
-        main()
     else:
         prog = os.memfd_create("calibration")
         os.write(prog, _CAL_MAIN)
-        _fresh()
-        script.run("/proc/self/fd/%d" % prog)
+        path = "/proc/self/fd/%d" % prog
+        run_main = lambda: script.run(path)  # noqa: E731
+    lib.warmfork_populated()     # a call back through the library, as a job's
+    _fresh()
 
 
 def _die(why):
@@ -310,7 +316,8 @@ def serve():
     # generations: fewer pages written after each fork.
     gc.collect()
     gc.freeze()
-    _calibrate(lib, cfg.get("kind") == "runner")
+    if _calibrating(lib, cfg.get("kind") == "runner"):
+        return
     spawn, waiting, job = lib.warmfork_spawn, lib.warmfork_waiting, lib.warmfork_job
     populated = lib.warmfork_populated
     # fd 6, the server's own description, is the C half's to read: the
