@@ -52,14 +52,17 @@ static int cg_scan_pids(const char *dir, struct cg_pids *st)
 	return e ? cg_errno(e) : 0;
 }
 
-/* How many processes the cgroups hold together; -1 when one is unreadable. */
-static int cg_count_dirs(const char *const *dirs, int n)
+/* How many processes the cgroups hold together, SIGKILLing each listed in
+ * dirs[i] where sig && sig[i]; -1 when one is unreadable or a kill failed. */
+static int cg_scan_dirs(const char *const *dirs, int n, const bool *sig)
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		struct cg_pids st = {.kill = false};
+		struct cg_pids st = {.kill = sig && sig[i]};
 		if (cg_scan_pids(dirs[i], &st) < 0)
 			return -1;
+		if (st.err)
+			return cg_errno(st.err);
 		total += st.count;
 	}
 	return total;
@@ -73,9 +76,9 @@ int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 	 * it there: one read each, and no kill to make (on v1 the check for
 	 * cgroup.kill alone was four more system calls on every job's path).
 	 * One that cannot be read is killed as before, and fails as before. */
-	if (cg_count_dirs(dirs, n) == 0)
+	if (cg_scan_dirs(dirs, n, NULL) == 0)
 		return 0;
-	bool native[5] = {false, false, false, false, false};
+	bool native[5] = {false, false, false, false, false}, sig[5];
 	for (int i = 0; i < n; i++) {
 		if (!cg_exists(dirs[i], "cgroup.kill"))
 			continue;
@@ -85,21 +88,15 @@ int cg_kill_dirs(const char *const *dirs, int n, int timeout_ms)
 			return -1;
 		native[i] = true;
 	}
+	/* Without cgroup.kill, re-signal each round: a member may have forked
+	 * between our read and its death. */
+	for (int i = 0; i < n; i++)
+		sig[i] = !native[i];
 	int64_t deadline = (int64_t)clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
-		int total = 0;
-		for (int i = 0; i < n; i++) {
-			/* Without cgroup.kill, re-signal each round: a member may have
-			 * forked between our read and its death. */
-			struct cg_pids st = {.kill = !native[i]};
-			if (cg_scan_pids(dirs[i], &st) < 0)
-				return -1;
-			if (st.err)
-				return cg_errno(st.err);
-			total += st.count;
-		}
-		if (total == 0)
-			return 0;
+		int total = cg_scan_dirs(dirs, n, sig);
+		if (total <= 0)
+			return total;
 		if ((int64_t)clock_mono_ms() >= deadline)
 			return cg_errno(EBUSY);
 		struct timespec ts = {0, CG_POLL_NS};
