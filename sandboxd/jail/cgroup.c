@@ -294,6 +294,19 @@ void cg_split_memory(uint64_t total, uint64_t *mem, uint64_t *tcp)
 	*mem = total - t;
 }
 
+/* The v1 page counter's share of a memory budget of total bytes: what the
+ * socket share (*tcp; 0 when not split) leaves. Unlimited stays unlimited;
+ * without the tcp counter (a kernel without kmem accounting) nothing bounds
+ * socket buffers: SECURITY.md says so. */
+static uint64_t cg_v1_pages(const struct cg_root *r, uint64_t total, uint64_t *tcp)
+{
+	uint64_t m = total;
+	*tcp = 0;
+	if (r && r->v1_kmem_tcp && total != UINT64_MAX)
+		cg_split_memory(total, &m, tcp);
+	return m;
+}
+
 /* prev: the memory limit the files hold (0: none written). */
 static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct cg_limits *l,
 			 uint64_t prev, char *err, size_t errlen)
@@ -313,12 +326,8 @@ static int cg_set_limits(const struct cg_root *r, struct cg_job *j, const struct
 			return -1;
 		return cg_cpu_cap(r, j, l->cpus, err, errlen);
 	}
-	uint64_t m = l->memory_bytes, tcp = 0;
+	uint64_t tcp, m = cg_v1_pages(r, l->memory_bytes, &tcp);
 	j->v1_mem_total = j->v1_tcp_share = 0; /* limits written ahead are replaced */
-	/* Unlimited stays unlimited; without the tcp counter (a kernel without
-	 * kmem accounting) nothing bounds socket buffers: SECURITY.md says so. */
-	if (r->v1_kmem_tcp && m != UINT64_MAX)
-		cg_split_memory(l->memory_bytes, &m, &tcp);
 	cg_fmt(mem, sizeof mem, m, "-1");
 	/* The tcp limit is set before any socket exists: the kernel charges a
 	 * socket only if its cgroup had the limit when the socket was made.
@@ -487,13 +496,12 @@ int cg_job_room(const struct cg_job *j, const struct cg_limits *l, uint64_t room
 {
 	if (!l || l->memory_bytes == UINT64_MAX)
 		return 1;
-	uint64_t used, m = l->memory_bytes, tcp;
+	uint64_t used, tcp;
+	/* On v1 the page counter gets what the socket share leaves. */
+	uint64_t m = j->v2[0] ? l->memory_bytes : cg_v1_pages(j->root, l->memory_bytes, &tcp);
 	const char *dir = j->v2[0] ? j->v2 : j->v1_memory;
 	if (!dir[0])
 		return cg_errno(EINVAL);
-	/* On v1 the page counter gets what the socket share leaves. */
-	if (!j->v2[0] && j->root && j->root->v1_kmem_tcp)
-		cg_split_memory(l->memory_bytes, &m, &tcp);
 	if (cg_num(dir, j->v2[0] ? "memory.current" : "memory.usage_in_bytes", NULL, NULL, false,
 		   &used) < 0)
 		return -1;
