@@ -147,10 +147,8 @@ def _rehearse(waiting):
         exec(code, mod.__dict__)
         if waiting():
             return
-        with open(os.devnull, "rb") as f:
-            f.read()
-        if waiting():
-            return
+        # A program's own steps around it (its source read from a file
+        # among them): script.run's, on an empty program.
         script.rehearse()
         # What the runner does first with every test request, when it is
         # what this server serves: read its job description, parse the
