@@ -85,6 +85,15 @@ def dedent(s):
     return textwrap.dedent(s).lstrip("\n")
 
 
+def run_probe(code, *args, timeout=60):
+    """Runs code in a fresh `python3 -B -c`, outside the jail, with the
+    bundle as sys.argv[1] (for the code to put on sys.path) and args after
+    it; (exit status, stdout, stderr), as text."""
+    p = subprocess.run([PYTHON, "-B", "-c", code, RUNNER, *args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
 def line_of(src, needle):
     """1-based number of the only line of src containing needle."""
     hits = [i for i, ln in enumerate(src.splitlines(), 1) if needle in ln]

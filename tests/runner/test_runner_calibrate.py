@@ -22,14 +22,13 @@ says how the runner is run. Run from the repository root:  make runner-tests
   (or: make build/runner.pyz && python3 tests/runner/test_runner_calibrate.py)
 """
 import json
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # runner_support stays uncompiled in the source tree
 
 import unittest
 
-from runner_support import PYTHON, RUNNER, dedent, main
+from runner_support import dedent, main, run_probe
 
 PROBE = dedent('''
     import json, os, sys
@@ -99,15 +98,9 @@ PROBE = dedent('''
 ''')
 
 
-def probe(kind, how="ok"):
-    p = subprocess.run([PYTHON, "-B", "-c", PROBE, RUNNER, kind, how],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
-
-
 class CalibrateTests(unittest.TestCase):
     def check(self, kind, how="ok"):
-        rc, out, err = probe(kind, how)
+        rc, out, err = run_probe(PROBE, kind, how)
         self.assertEqual(rc, 0, err)
         self.assertEqual(err, "")
         lines = out.splitlines()

@@ -17,14 +17,13 @@ says how the runner is run. Run from the repository root:  make runner-tests
   (or: make build/runner.pyz && python3 tests/runner/test_runner_detach.py)
 """
 import json
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # runner_support stays uncompiled in the source tree
 
 import unittest
 
-from runner_support import PYTHON, RUNNER, dedent, main
+from runner_support import dedent, main, run_probe
 
 PROBE = dedent('''
     import gc, json, sys, weakref, zipfile
@@ -48,15 +47,9 @@ PROBE = dedent('''
 ''')
 
 
-def probe(mode):
-    p = subprocess.run([PYTHON, "-B", "-c", PROBE, RUNNER, mode],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
-
-
 class DetachTests(unittest.TestCase):
     def check(self, mode):
-        rc, out, err = probe(mode)
+        rc, out, err = run_probe(PROBE, mode)
         self.assertEqual(rc, 0, err)
         got = json.loads(out)
         self.assertTrue(got["later"].startswith("sbx_runner."), got)

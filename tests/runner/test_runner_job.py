@@ -15,7 +15,6 @@ says how the runner is run. Run from the repository root:  make runner-tests
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -23,7 +22,7 @@ sys.dont_write_bytecode = True  # runner_support stays uncompiled in the source 
 
 import unittest
 
-from runner_support import PYTHON, RUNNER, dedent, main
+from runner_support import dedent, main, run_probe
 
 PROBE = dedent('''
     import json, resource, sys
@@ -59,13 +58,11 @@ class JobFileTests(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             f.write(content)
         try:
-            out = subprocess.run([PYTHON, "-B", "-c", PROBE, RUNNER, f.name, mode],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 timeout=30)
+            rc, out, err = run_probe(PROBE, f.name, mode, timeout=30)
         finally:
             os.unlink(f.name)
-        self.assertEqual(out.returncode, 0, out.stderr.decode())
-        return json.loads(out.stdout)
+        self.assertEqual(rc, 0, err)
+        return json.loads(out)
 
     def job(self, n):
         return json.dumps({"format": "asserts", "code": "x" * n, "tests": []})
@@ -75,8 +72,7 @@ class JobFileTests(unittest.TestCase):
 
     def test_under_an_address_space_limit(self):
         # The control: the same limit refuses the old way's buffer.
-        ctl = subprocess.run(
-            [PYTHON, "-B", "-c", dedent('''
+        _, out, _ = run_probe(dedent('''
                 import resource
                 with open("/proc/self/statm") as f:
                     vm = int(f.read().split()[0]) * resource.getpagesize()
@@ -87,8 +83,8 @@ class JobFileTests(unittest.TestCase):
                     print("read")
                 except MemoryError:
                     print("MemoryError")
-            ''')], stdout=subprocess.PIPE, timeout=30)
-        self.assertEqual(ctl.stdout.strip(), b"MemoryError")
+            '''), timeout=30)
+        self.assertEqual(out.strip(), "MemoryError")
         self.assertEqual(self.load(self.job(5000), "rlimit"), {"ok": "asserts", "code": 5000})
 
     def test_past_the_bound_is_refused(self):

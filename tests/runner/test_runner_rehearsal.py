@@ -16,14 +16,13 @@ says how the runner is run. Run from the repository root:  make runner-tests
   (or: make build/runner.pyz && python3 tests/runner/test_runner_rehearsal.py)
 """
 import json
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # runner_support stays uncompiled in the source tree
 
 import unittest
 
-from runner_support import PYTHON, RUNNER, dedent, main
+from runner_support import dedent, main, run_probe
 
 PROBE = dedent('''
     import gc, json, linecache, os, sys
@@ -52,11 +51,7 @@ PROBE = dedent('''
 
 
 def probe(runner, stop=False):
-    p = subprocess.run([PYTHON, "-B", "-c", PROBE, RUNNER,
-                        "runner" if runner else "plain",
-                        "stop" if stop else "go"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+    return run_probe(PROBE, "runner" if runner else "plain", "stop" if stop else "go")
 
 
 class RehearsalTests(unittest.TestCase):
@@ -100,10 +95,9 @@ class RehearsalTests(unittest.TestCase):
             os.close(w)
             sys.stdout.write(os.read(r, 65536).decode())
         ''')
-        p = subprocess.run([PYTHON, "-B", "-c", code, RUNNER], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr.decode())
-        recs = [json.loads(line) for line in p.stdout.decode().splitlines()]
+        rc, out, err = run_probe(code)
+        self.assertEqual(rc, 0, err)
+        recs = [json.loads(line) for line in out.splitlines()]
         self.assertEqual([r["type"] for r in recs],
                          ["compile", "plan", "start", "result", "done"])
         self.assertTrue(recs[0]["ok"])
