@@ -306,6 +306,19 @@ class Layout(unittest.TestCase):
         self.assertIn("INTERP", hdr)
 
 
+    def test_client_static_and_hardened(self):
+        """sbx is a process per `sbx run`: static, so it maps and resolves no
+        library at start, and hardened like the daemon (Makefile, SBX_LINK)."""
+        elf = "%s/sbx" % BUILD
+        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
+        if os.environ.get("SBX_SAN"):
+            self.skipTest("sanitizer build: sbx links dynamically for the sanitizer runtime")
+        hdr = subprocess.run(["readelf", "-l", "-d", "-W", elf], capture_output=True,
+                             text=True).stdout
+        self.assertNotIn("INTERP", hdr, "sbx asks for a dynamic loader")
+        self.assertNotIn("NEEDED", hdr)
+        self.assertEqual(self.hardening(elf, static=True), [])
+
     def test_reaper_static_musl_and_hardened(self):
         elf = "%s/sandboxd-reaper" % BUILD
         self.assertTrue(os.path.exists(elf), "build %s first" % elf)
