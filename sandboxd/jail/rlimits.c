@@ -30,8 +30,13 @@ void rlimits_prepare(struct rlimit_set *rs, const struct jail_limits *l, bool wi
 	 * every process forking at once the forks in flight (at most one per
 	 * live process, at most pids of them) made a fork bomb end on NPROC's
 	 * EAGAIN, with no pids event and so no limit named. Twice pids cannot
-	 * be reached before pids.max refuses. */
-	rlim_t nproc = with_cgroup ? 2 * (rlim_t)l->pids + 1 : (rlim_t)l->pids;
+	 * be reached before pids.max refuses. Without a cgroup the limit less
+	 * one: the cgroup counts the jail's pid 1, which runs under another
+	 * uid, so both leave the program the same number (limits_resolve
+	 * never lets pids below 2). */
+	rlim_t nproc = with_cgroup   ? 2 * (rlim_t)l->pids + 1
+		       : l->pids > 1 ? (rlim_t)l->pids - 1
+				     : 1;
 	add(rs, RLIMIT_NPROC, nproc, nproc);
 	add(rs, RLIMIT_MEMLOCK, 64u << 10, 64u << 10);
 	if (!with_cgroup) {

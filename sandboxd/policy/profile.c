@@ -242,6 +242,10 @@ static int load_object(const char *dir, const char *fname, json_t *root, bool wa
 		if (proto_limit_get(&p->defaults, i) > proto_limit_get(&p->maxima, i))
 			return errfmt(err, errlen, "%s: limits.default.%s: above limits.max", fname,
 				      proto_limit_names[i]);
+	if (p->maxima.pids < LIMITS_PIDS_MIN || p->defaults.pids < LIMITS_PIDS_MIN)
+		return errfmt(
+		    err, errlen, "%s: limits.%s.pids: below %d (the jail's pid 1 and the program)",
+		    fname, p->maxima.pids < LIMITS_PIDS_MIN ? "max" : "default", LIMITS_PIDS_MIN);
 	if (!seccomp)
 		return errfmt(err, errlen, "%s: seccomp: missing", fname);
 	char path[PATH_MAX];
@@ -366,6 +370,12 @@ int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		long max = proto_limit_get(&p->maxima, i);
 		*proto_limit_ref(out, i) = v > max ? max : v;
 	}
+	/* The job's pid 1 counts in its cgroup: below two tasks a cold job's
+	 * init cannot fork its program, while a warm one, forked before its
+	 * limits, would run with more tasks than its limit. Raised, as a
+	 * limit above the maximum is lowered: both paths then run it alike. */
+	if (out->pids < LIMITS_PIDS_MIN)
+		out->pids = LIMITS_PIDS_MIN;
 	/* A request that raises cpu_ms without giving wall_ms would otherwise
 	 * end as a wall timeout at the default: the wall limit follows, at
 	 * twice the CPU limit (still within the profile's maximum). */

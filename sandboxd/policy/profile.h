@@ -52,11 +52,15 @@ void profile_set_free(struct profile_set *s);
  * the cpus limit when a profile names none. */
 long profile_host_cpus(void);
 
+/* The fewest tasks a job's cgroup can hold and still run it: the jail's
+ * pid 1 and the program. A profile may not go below it, and a request's
+ * smaller pids limit is raised to it. */
+#define LIMITS_PIDS_MIN 2
+
 /* Fills unset limits from the defaults, rejects non-positive ones and clamps
- * each to the profile's maximum. When cpu_ms is given and wall_ms is not,
- * wall_ms is max(its default, 2 x cpu_ms), clamped. case_cpu_ms and
- * case_wall_ms left out are cpu_ms and wall_ms; given, they are clamped to
- * them. Returns 0 or -1 with a message. */
+ * each to the profile's maximum (pids also up to LIMITS_PIDS_MIN). When cpu_ms is given and wall_ms
+ * is not, wall_ms is max(its default, 2 x cpu_ms), clamped. case_cpu_ms and case_wall_ms left out
+ * are cpu_ms and wall_ms; given, they are clamped to them. Returns 0 or -1 with a message. */
 int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		   struct proto_limits *out, char *msg, size_t msglen);
 

@@ -20,6 +20,7 @@
  *     before it or not (the last job's limits are written ahead), and a
  *     job with the smallest limits a request may ask for leaves the slot
  *     warm again within seconds;
+ *   - a pids limit of 1 is raised to 2 and runs alike on both paths;
  *   - --cold answers "cold" and ping reports no fork server.
  * Run as root from the repository root (make integration). */
 #include <check.h>
@@ -412,7 +413,7 @@ END_TEST
  * `error` with the server rebuilt, for any client that asked
  * (fits_prepared). Such a job runs cold in a cgroup of its own and is
  * judged as there (1 MB: `memory_limit`); the slot stays warm for the next. A
- * pids limit of 1 still takes that cgroup (pids.max refuses new forks, it
+ * pids limit of 1 (raised to 2) still takes that cgroup (pids.max refuses new forks, it
  * kills nothing), and its verdict is its own business. */
 START_TEST(test_tiny_limits_stay_with_their_job)
 {
@@ -502,6 +503,44 @@ START_TEST(test_seeded_hash_like_cold)
 }
 END_TEST
 
+/* A pids limit of 1: the job's pid 1 counts in its cgroup, so the cold
+ * path's init could not fork the program (`error`), while a warm job,
+ * forked before its limits, ran. The limit is raised to 2 (the response's
+ * limits say so) and both paths run the program alike: it runs, and its
+ * own fork is refused. */
+START_TEST(test_pids_one_like_cold)
+{
+	static const char FORK[] = "import os\n"
+				   "try:\n"
+				   "    pid = os.fork()\n"
+				   "except OSError as e:\n"
+				   "    print('refused', e.errno)\n"
+				   "else:\n"
+				   "    if pid == 0:\n"
+				   "        os._exit(0)\n"
+				   "    os.waitpid(pid, 0)\n"
+				   "    print('forked')\n";
+	struct test_daemon w, k;
+	START(w, "--workers", "1");
+	START(k, "--workers", "1", "--cold", "--uid-base", base2(&w));
+	wait_warm(&w);
+	const char *paths[2] = {"warm", "cold"};
+	struct test_daemon *ds[2] = {&w, &k};
+	for (int i = 0; i < 2; i++) {
+		json_t *r = run1(ds[i], lim(job("one", FORK), "pids", 1), CALL_MS);
+		CHECK_RM(r, streq(sget(r, "path"), paths[i]), "%s daemon", paths[i]);
+		CHECK_RM(r, streq(sget(r, "verdict"), "pass"), "%s path", paths[i]);
+		CHECK_RM(r, iget2(r, "limits", "pids") == 2, "%s path", paths[i]);
+		CHECK_RM(r, streq(sget(r, "stdout"), "refused 11\n"), "%s path", paths[i]);
+		json_decref(r);
+	}
+	td_stop(&w, 10000);
+	td_stop(&k, 10000);
+	td_cleanup(&w);
+	td_cleanup(&k);
+}
+END_TEST
+
 START_TEST(test_cold_flag)
 {
 	struct test_daemon d;
@@ -543,6 +582,7 @@ static Suite *warm_suite(void)
 	tcase_add_test(t, test_seeded_hash_like_cold);
 	tcase_add_test(t, test_limits_follow_each_job);
 	tcase_add_test(t, test_tiny_limits_stay_with_their_job);
+	tcase_add_test(t, test_pids_one_like_cold);
 	tcase_add_test(t, test_cold_flag);
 	return s;
 }

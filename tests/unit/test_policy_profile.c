@@ -381,6 +381,15 @@ static const struct bad_profile bad[] = {
      "1099511627777,\"wall_ms\":4000,\"memory_mb\":128,\"pids\":16,\"output_kb\":128,"
      "\"tmpfs_mb\":16}}}",
      "limits.max.cpu_ms", NULL},
+    {"pids maximum below the jail's two tasks",
+     "{" INTERP "," SECCOMP ",\"limits\":{\"default\":{\"cpu_ms\":1000,\"wall_ms\":2000,"
+     "\"memory_mb\":64,\"pids\":1,\"output_kb\":64,\"tmpfs_mb\":8},\"max\":{\"cpu_ms\":2000,"
+     "\"wall_ms\":4000,\"memory_mb\":128,\"pids\":1,\"output_kb\":128,\"tmpfs_mb\":16}}}",
+     "limits.max.pids", "below 2"},
+    {"pids default below the jail's two tasks",
+     "{" INTERP "," SECCOMP ",\"limits\":{\"default\":{\"cpu_ms\":1000,\"wall_ms\":2000,"
+     "\"memory_mb\":64,\"pids\":1,\"output_kb\":64,\"tmpfs_mb\":8},\"max\":" MAX_OK "}}",
+     "limits.default.pids", "below 2"},
     {"default above max",
      "{" INTERP "," SECCOMP ",\"limits\":{\"default\":{\"cpu_ms\":1000,\"wall_ms\":2000,"
      "\"memory_mb\":64,\"pids\":8,\"output_kb\":64,\"tmpfs_mb\":17},\"max\":" MAX_OK "}}",
@@ -676,6 +685,25 @@ START_TEST(test_resolve_case_limits)
 }
 END_TEST
 
+/* The job's pid 1 counts in its cgroup: a pids limit of 1 could start no
+ * cold job and would let a warm one run above its limit, so it is raised
+ * to 2 (and shown so in the response's limits); 2 and more are kept. */
+START_TEST(test_resolve_pids_floor)
+{
+	struct proto_limits req = PROTO_LIMITS_UNSET, out;
+	char msg[128] = "";
+	req.pids = 1;
+	ck_assert_msg(limits_resolve(&req, &g_prof, &out, msg, sizeof msg) == 0, "%s", msg);
+	ck_assert_int_eq(out.pids, LIMITS_PIDS_MIN);
+	ck_assert_int_eq(LIMITS_PIDS_MIN, 2);
+	for (long v = 2; v <= 3; v++) {
+		req.pids = v;
+		ck_assert_int_eq(limits_resolve(&req, &g_prof, &out, msg, sizeof msg), 0);
+		ck_assert_int_eq(out.pids, v);
+	}
+}
+END_TEST
+
 START_TEST(test_resolve_non_positive)
 {
 	static const long vals[] = {0, -2, -1000, LONG_MIN};
@@ -729,6 +757,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(resolve, test_resolve_unset);
 	tcase_add_test(resolve, test_resolve_kept_and_clamped);
 	tcase_add_test(resolve, test_resolve_non_positive);
+	tcase_add_test(resolve, test_resolve_pids_floor);
 	tcase_add_test(resolve, test_resolve_wall_follows_cpu);
 	tcase_add_test(resolve, test_resolve_case_limits);
 	suite_add_tcase(s, resolve);
