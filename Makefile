@@ -202,9 +202,9 @@ $(BUILD)/libsbxwarm.so: $(WARM_OBJ)
 	$(CC) $(INIT_CFLAGS) -fPIC -shared -Wl,-Bsymbolic -Wl,-z,relro,-z,now -o $@ $^
 
 # The client, static PIE outside sanitizer builds (whose runtimes need the
-# dynamic loader): `sbx run` is a process per job, and resolving the symbols
-# of its four libraries and mapping them was about a quarter of a trivial
-# job's time at the client (0.5 of 1.0 ms of its CPU on the 2-core machine).
+# dynamic loader): `sbx run` is a process per job, and mapping its four
+# libraries and resolving their symbols was half of its CPU (0.5 of 1.0 ms
+# on the 2-core machine; 0.15 to 0.25 ms of a trivial job end to end).
 # It uses no NSS or dlopen, which a static glibc program cannot.
 SBX_LINK := $(if $(SAN),$(LDFLAGS),-static-pie -Wl,-z,relro,-z,now)
 $(BUILD)/sbx: $(call obj,$(wildcard client/cli/*.c)) $(CLIENT_LIBS)

@@ -58,9 +58,10 @@ long profile_host_cpus(void);
 #define LIMITS_PIDS_MIN 2
 
 /* Fills unset limits from the defaults, rejects non-positive ones and clamps
- * each to the profile's maximum (pids also up to LIMITS_PIDS_MIN). When cpu_ms is given and wall_ms
- * is not, wall_ms is max(its default, 2 x cpu_ms), clamped. case_cpu_ms and case_wall_ms left out
- * are cpu_ms and wall_ms; given, they are clamped to them. Returns 0 or -1 with a message. */
+ * each to the profile's maximum, and pids up to LIMITS_PIDS_MIN. When
+ * cpu_ms is given and wall_ms is not, wall_ms is max(its default, 2 x
+ * cpu_ms), clamped. case_cpu_ms and case_wall_ms left out are cpu_ms and
+ * wall_ms; given, they are clamped to them. Returns 0 or -1 with a message. */
 int limits_resolve(const struct proto_limits *req, const struct profile *p,
 		   struct proto_limits *out, char *msg, size_t msglen);
 
