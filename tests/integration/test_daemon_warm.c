@@ -101,6 +101,15 @@ static const char *base2(const struct test_daemon *first)
 	return g_base2;
 }
 
+/* Stops a warm daemon and the cold one beside it, and removes their files. */
+static void stop_pair(struct test_daemon *w, struct test_daemon *k)
+{
+	td_stop(w, 10000);
+	td_stop(k, 10000);
+	td_cleanup(w);
+	td_cleanup(k);
+}
+
 /* One worker: every job is on the same slot, forked from the same server. */
 START_TEST(test_nothing_crosses_jobs)
 {
@@ -161,10 +170,7 @@ START_TEST(test_ids_like_cold)
 		      sget(rk, "stdout"));
 	json_decref(rw);
 	json_decref(rk);
-	td_stop(&w, 10000);
-	td_stop(&k, 10000);
-	td_cleanup(&w);
-	td_cleanup(&k);
+	stop_pair(&w, &k);
 }
 END_TEST
 
@@ -496,10 +502,7 @@ START_TEST(test_seeded_hash_like_cold)
 	ck_assert_msg(warm, "the seed's server never became ready");
 	json_decref(cold);
 	sbx_close(c);
-	td_stop(&w, 10000);
-	td_stop(&k, 10000);
-	td_cleanup(&w);
-	td_cleanup(&k);
+	stop_pair(&w, &k);
 }
 END_TEST
 
@@ -534,10 +537,7 @@ START_TEST(test_pids_one_like_cold)
 		CHECK_RM(r, streq(sget(r, "stdout"), "refused 11\n"), "%s path", paths[i]);
 		json_decref(r);
 	}
-	td_stop(&w, 10000);
-	td_stop(&k, 10000);
-	td_cleanup(&w);
-	td_cleanup(&k);
+	stop_pair(&w, &k);
 }
 END_TEST
 
