@@ -128,14 +128,24 @@ int warm_hot_recv(int fd, struct hot_range *r, size_t max)
 	return (int)m.n;
 }
 
-int warm_hot_populate(const struct hot_range *r, size_t n)
+int warm_hot_populate(const struct hot_range *r, size_t n, size_t chunk, int (*stop)(void))
 {
 	for (size_t i = 0; i < n; i++)
-		if (madvise((void *)(uintptr_t)r[i].start, r[i].len, MADV_POPULATE_WRITE) < 0 &&
-		    errno == EINVAL)
-			return -1; /* a kernel before 5.14: nothing to gain here */
-	/* Other errors are ranges the server no longer maps as it did: they
-	 * are skipped, and the job copies what it writes there on its own. */
+		for (uint64_t off = 0; off < r[i].len; off += chunk) {
+			/* Copying ahead is worth it only while nothing waits for
+			 * this process: once its job has come, the job copies
+			 * what it writes itself, and only that. */
+			if (stop && stop())
+				return 1;
+			uint64_t len = r[i].len - off < chunk ? r[i].len - off : chunk;
+			if (madvise((void *)(uintptr_t)(r[i].start + off), len,
+				    MADV_POPULATE_WRITE) < 0 &&
+			    errno == EINVAL)
+				return -1; /* a kernel before 5.14: nothing to gain here */
+			/* Other errors are ranges the server no longer maps as it
+			 * did: they are skipped, and the job copies what it writes
+			 * there on its own. */
+		}
 	return 0;
 }
 

@@ -2,7 +2,8 @@
  * forked child that wrote some pages of its parent's buffer reports those
  * and not the ones it only read; the report survives the pipe whole, and
  * a short or oversized one is refused; a later child given the ranges has
- * its own copies of exactly those pages before writing any. */
+ * its own copies of exactly those pages before writing any, and stops
+ * copying between two chunks when told (its job came). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -137,7 +138,7 @@ END_TEST
 /* In a child given the ranges: which pages it owns before writing any. */
 static int populate_child(int n)
 {
-	if (warm_hot_populate(g_r, (size_t)n) < 0)
+	if (warm_hot_populate(g_r, (size_t)n, g_pg, NULL) < 0)
 		return errno == EINVAL ? 100 : 1;
 	for (size_t i = 0; i < PAGES; i++)
 		if (exclusive((uintptr_t)g_buf + i * g_pg) != (int)written(i))
@@ -159,6 +160,55 @@ START_TEST(test_populate_copies_them)
 	if (WEXITSTATUS(st) == 100)
 		SKIP_TEST("no MADV_POPULATE_WRITE (Linux 5.14)");
 	ck_assert_msg(WEXITSTATUS(st) == 0, "check %d failed", WEXITSTATUS(st));
+}
+END_TEST
+
+/* Copying stops when told, between two chunks: its job has come. */
+static int g_looks, g_stop_at;
+static int stop_at(void)
+{
+	return ++g_looks >= g_stop_at;
+}
+
+/* In a child: the whole buffer as one range, 4 pages a chunk, stopped at
+ * the stop_at-th look; 0 when it owns exactly the chunks before it. */
+static int stopped_child(int at)
+{
+	struct hot_range all = {(uintptr_t)g_buf, PAGES * g_pg};
+	g_looks = 0;
+	g_stop_at = at;
+	int rc = warm_hot_populate(&all, 1, 4 * g_pg, stop_at);
+	if (rc < 0)
+		return errno == EINVAL ? 100 : 1;
+	size_t owned = at > 0 ? 4 * (size_t)(at - 1) : PAGES;
+	if (owned > PAGES)
+		owned = PAGES;
+	if (rc != (owned < PAGES ? 1 : 0))
+		return 2;
+	for (size_t i = 0; i < PAGES; i++)
+		if (exclusive((uintptr_t)g_buf + i * g_pg) != (i < owned))
+			return 10 + (int)i;
+	return 0;
+}
+
+START_TEST(test_populate_stops_when_told)
+{
+	/* At once (nothing copied), after two chunks, and never (all of it:
+	 * 16 chunks, so the 17th look never comes). */
+	static const int at[] = {1, 3, 17};
+	for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+		pid_t pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(stopped_child(at[k]));
+		int st;
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st));
+		if (WEXITSTATUS(st) == 100)
+			SKIP_TEST("no MADV_POPULATE_WRITE (Linux 5.14)");
+		ck_assert_msg(WEXITSTATUS(st) == 0, "stop at look %d: check %d failed", at[k],
+			      WEXITSTATUS(st));
+	}
 }
 END_TEST
 
@@ -193,6 +243,7 @@ static Suite *hot_suite(void)
 	tcase_add_test(tc, test_scan_reports_written_pages);
 	tcase_add_test(tc, test_recv_refuses_bad_messages);
 	tcase_add_test(tc, test_populate_copies_them);
+	tcase_add_test(tc, test_populate_stops_when_told);
 	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);
 	return s;
