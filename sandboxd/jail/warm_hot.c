@@ -130,6 +130,8 @@ int warm_hot_recv(int fd, struct hot_range *r, size_t max)
 
 int warm_hot_populate(const struct hot_range *r, size_t n, size_t chunk, int (*stop)(void))
 {
+	if (chunk == 0) /* one call per range, as before there were chunks */
+		chunk = SIZE_MAX;
 	for (size_t i = 0; i < n; i++)
 		for (uint64_t off = 0; off < r[i].len; off += chunk) {
 			/* Copying ahead is worth it only while nothing waits for

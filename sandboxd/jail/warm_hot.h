@@ -27,8 +27,8 @@ int warm_hot_recv(int fd, struct hot_range *r, size_t max);
 size_t warm_hot_merge(struct hot_range *r, size_t n, size_t max, const struct hot_range *o,
 		      size_t m);
 /* Copies the ranges' pages into this process, skipping ranges it does not
- * map writable, chunk bytes (a multiple of the page size) at a time; before
- * each, stop (when given) may end it. 0 when all were copied, 1 when stop
+ * map writable, chunk bytes (a multiple of the page size; 0: a range) at a
+ * time; before each, stop (when given) may end it. 0 when all were copied, 1 when stop
  * ended it, -1 when the kernel cannot (before 5.14). */
 int warm_hot_populate(const struct hot_range *r, size_t n, size_t chunk, int (*stop)(void));
 

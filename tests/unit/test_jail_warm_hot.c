@@ -138,7 +138,7 @@ END_TEST
 /* In a child given the ranges: which pages it owns before writing any. */
 static int populate_child(int n)
 {
-	if (warm_hot_populate(g_r, (size_t)n, g_pg, NULL) < 0)
+	if (warm_hot_populate(g_r, (size_t)n, 0, NULL) < 0) /* a range a call */
 		return errno == EINVAL ? 100 : 1;
 	for (size_t i = 0; i < PAGES; i++)
 		if (exclusive((uintptr_t)g_buf + i * g_pg) != (int)written(i))
