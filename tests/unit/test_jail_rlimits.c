@@ -34,8 +34,8 @@ START_TEST(test_nproc)
 		rlimits_prepare(&rs, &l, true);
 		ck_assert_int_eq(value_of(&rs, RLIMIT_NPROC), 2 * pids[i] + 1);
 	}
-	/* Never 0 (limits_resolve never sends 1; a fork of the program itself
-	 * must not fail on it). */
+	/* Never 0: the program itself is a process of its uid (and
+	 * limits_resolve never sends 1 anyway). */
 	l.pids = 1;
 	rlimits_prepare(&rs, &l, false);
 	ck_assert_int_eq(value_of(&rs, RLIMIT_NPROC), 1);
