@@ -10,9 +10,10 @@
  * (and before any job's code exists, so what it reports is the server's
  * own), reads its page map: every page mapped privately writable that it
  * alone maps is one it wrote. It sends them, as ranges, on a pipe only it
- * and the server hold; each later job forked ahead copies them at once,
- * with the pages a calibration child of the server wrote running a job's
- * own path on a built-in job (warm_hot_merge joins the two reports). */
+ * and the server hold; each later job forked ahead copies them once its
+ * tree is built, a chunk at a time until its job comes, with the pages a
+ * calibration child of the server wrote running a job's own path on a
+ * built-in job (warm_hot_merge joins the two reports). */
 #include "sandboxd/jail/warm_hot.h"
 
 #include <errno.h>
