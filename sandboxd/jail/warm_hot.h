@@ -1,4 +1,4 @@
-/* The pages a fork server's jobs write, copied ahead in one call each
+/* The pages a fork server's jobs write, copied ahead a chunk at a time
  * (warm_hot.c; docs/architecture.md, "Pages copied ahead"). */
 #ifndef SBX_WARM_HOT_H
 #define SBX_WARM_HOT_H
