@@ -310,8 +310,6 @@ static bool g_populated;
  * HumanEval 234 -> 276 tasks/s; one at a time, no change). */
 #define HOT_CHUNK_PAGES 32
 
-EXPORT int warmfork_waiting(void);
-
 /* In the job forked ahead, before its job comes: the namespaces a job
  * unshares (the network namespace is the job's to choose, job_layers) and
  * the tree, the hostname, all from the template. It is in the next job's
@@ -359,10 +357,8 @@ static void job_wait(void)
 	 * (its tree, its rehearsal: the server's code only, before any job
 	 * exists), unless its job came already. */
 	if (g_learn[1] >= 0) {
-		static struct hot_range r[WARM_HOT_MAX];
-		int n = warmfork_waiting() ? -1 : warm_hot_scan(r, WARM_HOT_MAX);
-		if (n > 0)
-			(void)warm_hot_send(g_learn[1], r, (size_t)n);
+		if (!warmfork_waiting())
+			(void)warmfork_learn(g_learn[1]);
 		close(g_learn[1]);
 		g_learn[1] = -1;
 	}
@@ -422,8 +418,10 @@ EXPORT int warmfork_waiting(void)
 	return poll(&p, 1, 0) != 0;
 }
 
-/* In the server's calibration child, at its end: the pages it wrote since
- * its fork, on fd. It ran the server's code only, on a built-in job. */
+/* The pages this process wrote since its fork, on fd: in the server's
+ * first job forked ahead before its job came (job_wait), and in its
+ * calibration child at that child's end. Either ran the server's code
+ * only. */
 EXPORT int warmfork_learn(int fd)
 {
 	static struct hot_range r[WARM_HOT_MAX];
