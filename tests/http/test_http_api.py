@@ -97,7 +97,11 @@ class Api(unittest.TestCase):
         self.assertEqual(rr["return_code"], 0)
         self.assertEqual(rr["stdout"], "hello\n")
         self.assertEqual(rr["stderr"], "")
-        self.assertGreater(rr["execution_time"], 0)
+        # Seconds from the native usage.wall_ms, which counts whole
+        # milliseconds: a warm print('hello') can take less than one, so
+        # 0.0 is a true answer (the timeout test checks a long run's).
+        self.assertEqual(rr["execution_time"], out["sandboxd"]["usage"]["wall_ms"] / 1000.0)
+        self.assertGreaterEqual(rr["execution_time"], 0)
         self.assertEqual(out["files"], {})
         self.assertEqual(out["sandboxd"]["verdict"], "pass")
 
@@ -147,6 +151,7 @@ class Api(unittest.TestCase):
         self.assertIsNone(out["run_result"]["return_code"])
         self.assertEqual(out["sandboxd"]["verdict"], "timeout")
         self.assertLess(out["run_result"]["execution_time"], 5)
+        self.assertGreaterEqual(out["run_result"]["execution_time"], 0.9)
 
     def test_fusion_memory_violation_output(self):
         cases = [
