@@ -290,43 +290,34 @@ class Layout(unittest.TestCase):
         self.assertEqual([f for f in layers if f in dnames], [])
         self.assertIn("jail_exec_init", dnames)
 
-    def test_init_static_and_hardened(self):
-        elf = "%s/sandboxd-init" % BUILD
+    def assert_static(self, name, missing=()):
+        """BUILD/name is static: it asks for no dynamic loader and no library,
+        and has every hardening flag but those in `missing`."""
+        elf = "%s/%s" % (BUILD, name)
         self.assertTrue(os.path.exists(elf), "build %s first" % elf)
-        hdr = subprocess.run(["readelf", "-l", "-W", elf], capture_output=True, text=True,
-                             check=True).stdout
-        self.assertNotIn("INTERP", hdr, "sandboxd-init asks for a dynamic loader")
-        self.assertNotIn("NEEDED", subprocess.run(["readelf", "-d", "-W", elf],
-                                                  capture_output=True, text=True).stdout)
+        hdr = subprocess.run(["readelf", "-l", "-d", "-W", elf], capture_output=True,
+                             text=True, check=True).stdout
+        self.assertNotIn("INTERP", hdr, "%s asks for a dynamic loader" % name)
+        self.assertNotIn("NEEDED", hdr)
+        self.assertEqual(self.hardening(elf, static=True), list(missing))
+
+    def test_init_static_and_hardened(self):
         # Built without sanitizers even in SAN builds: always checked in full.
-        self.assertEqual(self.hardening(elf, static=True), [])
+        self.assert_static("sandboxd-init")
         # The control: the dynamic daemon has an interpreter.
         hdr = subprocess.run(["readelf", "-l", "-W", "%s/sandboxd" % BUILD],
                              capture_output=True, text=True, check=True).stdout
         self.assertIn("INTERP", hdr)
 
-
     def test_client_static_and_hardened(self):
         """sbx is a process per `sbx run`: static, so it maps and resolves no
         library at start, and hardened like the daemon (Makefile, SBX_LINK)."""
-        elf = "%s/sbx" % BUILD
-        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
         if os.environ.get("SBX_SAN"):
             self.skipTest("sanitizer build: sbx links dynamically for the sanitizer runtime")
-        hdr = subprocess.run(["readelf", "-l", "-d", "-W", elf], capture_output=True,
-                             text=True).stdout
-        self.assertNotIn("INTERP", hdr, "sbx asks for a dynamic loader")
-        self.assertNotIn("NEEDED", hdr)
-        self.assertEqual(self.hardening(elf, static=True), [])
+        self.assert_static("sbx")
 
     def test_reaper_static_musl_and_hardened(self):
-        elf = "%s/sandboxd-reaper" % BUILD
-        self.assertTrue(os.path.exists(elf), "build %s first" % elf)
-        hdr = subprocess.run(["readelf", "-l", "-d", "-W", elf], capture_output=True,
-                             text=True).stdout
-        self.assertNotIn("INTERP", hdr, "sandboxd-reaper asks for a dynamic loader")
-        self.assertNotIn("NEEDED", hdr)
-        self.assertEqual(self.hardening(elf, static=True), ["fortify"])
+        self.assert_static("sandboxd-reaper", ["fortify"])
         names = self.static_symbols("sandboxd-reaper")
         init_names = self.static_symbols()
         # musl's start-up, not glibc's (the control: the init is glibc's).
