@@ -16,8 +16,14 @@
  * TCP's tw its TIME_WAIT entries, and lo's packet counters any traffic at
  * all: a job that left a socket, a connection's end or any state that
  * takes a packet to make (routes cached, TCP metrics, peers) is caught,
- * and so is one that only moved a protocol counter (snmp, netstat). The
- * job has no capability in the namespace: it can change nothing else. */
+ * and so is one that only moved a protocol counter (snmp, netstat). Two
+ * kinds of IPv6 state take neither a socket nor a packet, and have files
+ * of their own: flow labels (IPV6_FLOWLABEL_MGR), which outlive their
+ * socket by up to a linger time the job chooses and carry a label and a
+ * destination of its choosing, in ip6_flowlabel; and the per-CPU copy of a
+ * route that a connect() looks up (it holds a reference to the route, in
+ * ipv6_route, and counts in rt6_stats). The job has no capability in the
+ * namespace: it can change no address, route, rule or sysctl. */
 #include "sandboxd/jail/warm_net.h"
 
 #include <errno.h>
@@ -42,9 +48,13 @@
 
 /* netstat (TcpExt, IpExt) is not read: every figure there takes a packet,
  * which lo's counters in dev show. snmp has Ip's OutNoRoutes, which a
- * datagram to nowhere moves without one. */
-static const char *const net_files[WARM_NET_FILES] = {"dev", "sockstat", "sockstat6", "snmp",
-						      "snmp6"};
+ * datagram to nowhere moves without one. The IPv6 ones are absent on a
+ * kernel without IPv6 (open_made). ip6_flowlabel and ipv6_route have a
+ * line per label or route: one read returns the first page of them, which
+ * holds every line of a namespace as made, so any added or changed line
+ * shows in it (as a longer or different text). */
+static const char *const net_files[WARM_NET_FILES] = {
+    "dev", "sockstat", "sockstat6", "snmp", "snmp6", "ip6_flowlabel", "ipv6_route", "rt6_stats"};
 
 static void close_fd(int *fd)
 {
@@ -97,10 +107,11 @@ static size_t mask_global(char *s, size_t len)
 }
 
 /* File i as it reads now, masked; its length, or -1 (unreadable, or too
- * long to be as made). buf holds NET_FILE_MAX bytes. One read: each file
- * but dev is made whole for a read that has room for it (single_open), and
- * dev has a line per device, which no job can add; a second read would
- * make it all again. */
+ * long to be as made). buf holds NET_FILE_MAX bytes. One read: the
+ * counter files are made whole for a read that has room for them
+ * (single_open); dev has a line per device, which no job can add; the
+ * label and route lists are compared by their first page (above). A
+ * second read would make it all again. */
 static ssize_t read_file(int i, int fd, char *buf)
 {
 	ssize_t r;

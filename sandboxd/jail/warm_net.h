@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 /* The namespace's /proc/net files the check reads (warm_net.c). */
-#define WARM_NET_FILES 5
+#define WARM_NET_FILES 8
 
 struct warm_net {
 	int ns;	   /* the namespace (nsfs), or -1: none, jobs make their own */
@@ -27,8 +27,9 @@ void warm_net_init(struct warm_net *n);
  * its files as they are. 0, or -1 with err set (n stays empty). */
 int warm_net_make(struct warm_net *n, pid_t userns_of, char *err, size_t errlen);
 /* Whether the namespace is as it was made: no socket of any kind, no
- * TIME_WAIT, no packet counted on lo, no protocol counter moved. Only
- * when no job is in it. */
+ * TIME_WAIT, no packet counted on lo, no protocol counter moved, no IPv6
+ * flow label and no route looked up into a per-CPU copy. Only when no job
+ * is in it. */
 bool warm_net_clean(const struct warm_net *n);
 /* Once the job that had it is gone, and before it is lent again: keeps it
  * if clean, else drops it. */

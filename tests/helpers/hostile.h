@@ -44,8 +44,8 @@ extern int g_port;	     /* of the host's loopback listeners */
 extern char g_dir[64];	     /* the programs: tests/hostile, or $SBX_HOSTILE_DIR */
 extern char g_submount[128]; /* /usr/local/sbx-hostile-submount.PID */
 /* The driver's probes of the machine (requires headers), made once. */
-extern bool g_have_ia32, g_have_mount_setattr, g_have_socket_memcg;
-extern char g_ia32_why[512], g_mount_setattr_why[256], g_socket_memcg_why[256];
+extern bool g_have_ia32, g_have_mount_setattr, g_have_socket_memcg, g_have_ipv6;
+extern char g_ia32_why[512], g_mount_setattr_why[256], g_socket_memcg_why[256], g_ipv6_why[256];
 extern bool g_assume_no_ia32; /* SBX_TEST_ASSUME_NO_IA32 */
 
 /* Plants the secrets, opens the host listeners, probes the machine; 0, or

@@ -53,8 +53,8 @@ int g_listen_fd = -1, g_listen6_fd = -1, g_abstract_fd = -1;
 int g_port;
 char g_dir[64] = "tests/hostile";
 char g_submount[128];
-bool g_have_ia32, g_have_mount_setattr, g_have_socket_memcg;
-char g_ia32_why[512], g_mount_setattr_why[256], g_socket_memcg_why[256];
+bool g_have_ia32, g_have_mount_setattr, g_have_socket_memcg, g_have_ipv6;
+char g_ia32_why[512], g_mount_setattr_why[256], g_socket_memcg_why[256], g_ipv6_why[256];
 bool g_assume_no_ia32;
 
 int write_file(const char *path, const char *content, mode_t mode)
@@ -188,6 +188,7 @@ int hostile_setup(void)
 	g_have_mount_setattr =
 	    sbx_have_mount_setattr(g_mount_setattr_why, sizeof g_mount_setattr_why);
 	g_have_socket_memcg = sbx_have_socket_memcg(g_socket_memcg_why, sizeof g_socket_memcg_why);
+	g_have_ipv6 = sbx_have_ipv6_loopback(g_ipv6_why, sizeof g_ipv6_why);
 
 	return 0;
 }

@@ -492,9 +492,8 @@ void check_response(struct prog *p)
 
 /* --- requirements ----------------------------------------------------------- */
 
-static const char *const g_reqs[] = {"ia32-abi",    "mount-setattr", "cgroup-memory",
-				     "cgroup-pids", "cgroup-cpu",    "socket-memcg",
-				     NULL};
+static const char *const g_reqs[] = {"ia32-abi",   "mount-setattr", "cgroup-memory", "cgroup-pids",
+				     "cgroup-cpu", "socket-memcg",  "ipv6",	     NULL};
 
 bool is_requirement(const char *name)
 {
@@ -519,6 +518,10 @@ static int host_probe(const char *name, const char **why)
 	if (strcmp(name, "socket-memcg") == 0) {
 		*why = g_socket_memcg_why;
 		return g_have_socket_memcg;
+	}
+	if (strcmp(name, "ipv6") == 0) {
+		*why = g_ipv6_why;
+		return g_have_ipv6;
 	}
 	return -1;
 }

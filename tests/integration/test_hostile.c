@@ -81,6 +81,8 @@
  *   cgroup-pids     enforcement.pids names a cgroup
  *   cgroup-cpu      enforcement.cpu_ms names a cgroup (the job's CPU summed
  *                   over all its processes, not RLIMIT_CPU per process)
+ *   ipv6            the host has IPv6 on its loopback (bind to [::1]:0;
+ *                   tests/helpers/skip.c), as a job's namespace then has
  *
  *   # probe: NAME                    the program probes requirement NAME
  *                                    itself, inside the jail, and prints
