@@ -574,7 +574,13 @@ static void job_layers(void)
 		close(listener);
 	}
 	close(notify);
+	/* Neither description stays readable by the job's code: a cold
+	 * job's is gone with its init's exec. The server's names the host's
+	 * state directory (its root) and holds the runner's bytes; the job
+	 * needs neither once its tree is finished. */
 	munmap(blob, blob_len);
+	if (g_tmpl_blob)
+		munmap(g_tmpl_blob, g_tmpl_len);
 	close(st);
 	/* Its pid 1 (the reaper, exec'd before the job came) closes its end
 	 * once it handed the descriptors on (or dies, which kills the job):
