@@ -38,6 +38,16 @@ enum { WK_PLAIN, WK_RUNNER, WK_PLAIN_PRE, WK_RUNNER_PRE, WK_COUNT };
 #define WARM_MAX_FAILURES 3  /* starts in a row that failed: no more tries */
 #define WARM_GROWTH_KB 65536 /* a server grown this much past its start is rebuilt */
 #define WARM_NET_FAILURES 3  /* pooled network namespaces that failed: jobs make their own */
+/* A server rebuilt for another seed or profile costs CPU no job pays for
+ * (imports, calibration), and a client that alternates seeds could have
+ * every slot rebuild all the time and keep others' jobs cold. So such a
+ * rebuild away from the default waits until the slot's last one is
+ * WARM_AWAY_RATIO times its CPU cost in the past (at least WARM_AWAY_MIN_MS):
+ * at most about a tenth of a slot's time goes to them, counting the
+ * rebuild back. A default request (the "python" profile, unseeded) takes
+ * its server back at once, so no client can keep the others cold. */
+#define WARM_AWAY_RATIO 20
+#define WARM_AWAY_MIN_MS 1000
 /* What a job's memory limit must leave above what its prepared processes
  * already use, or it runs cold (fits_prepared). */
 #define WARM_MEM_ROOM (4u << 20)
@@ -68,10 +78,16 @@ struct slot_server {
 	const struct profile *miss_prof;
 	long long miss_key;
 	int misses;
+	/* Started for another seed or profile (run_warm_pick), when; its CPU
+	 * is counted once it is ready (note_built). */
+	bool keyed;
+	uint64_t started_ns;
 };
 
 static struct slot_server (*g_slots)[WK_COUNT];
 static int g_nslots;
+/* Per slot: no rebuild for another seed or profile before this time. */
+static uint64_t *g_away_after;
 /* Each server's resident KiB once ready, else -1: written by its slot's
  * worker, read by ping. */
 static _Atomic long (*g_rss)[WK_COUNT];
@@ -98,7 +114,8 @@ int run_warm_init(const struct config *cfg)
 	g_nslots = cfg->workers;
 	g_slots = calloc((size_t)g_nslots, sizeof *g_slots);
 	g_rss = calloc((size_t)g_nslots, sizeof *g_rss);
-	if (!g_slots || !g_rss)
+	g_away_after = calloc((size_t)g_nslots, sizeof *g_away_after);
+	if (!g_slots || !g_rss || !g_away_after)
 		return -1;
 	for (int i = 0; i < g_nslots; i++)
 		for (int k = 0; k < WK_COUNT; k++) {
@@ -120,6 +137,24 @@ static void note_rss(struct slot_server *ss)
 		for (int k = 0; k < WK_COUNT; k++)
 			if (&g_slots[i][k] == ss)
 				atomic_store(&g_rss[i][k], ss->w.ready ? warm_rss_kb(&ss->w) : -1);
+}
+
+/* A server started for another seed or profile is ready: the slot's next
+ * such rebuild waits WARM_AWAY_RATIO times what this one cost (the CPU of
+ * its cgroup, its imports and calibration; without cgroups the wall time
+ * it took, which is no less). */
+static void note_built(int slot, struct slot_server *ss)
+{
+	if (!ss->keyed)
+		return;
+	ss->keyed = false;
+	uint64_t now = clock_mono_ns(), cost = now - ss->started_ns, cpu;
+	if (ss->have_cg && cg_job_cpu_ns(&ss->cg, &cpu) == 0)
+		cost = cpu;
+	uint64_t gap = cost * WARM_AWAY_RATIO, floor = (uint64_t)WARM_AWAY_MIN_MS * 1000000u;
+	uint64_t after = now + (gap > floor ? gap : floor);
+	if (after > g_away_after[slot])
+		g_away_after[slot] = after;
 }
 
 static void server_stop(struct slot_server *ss)
@@ -157,6 +192,8 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 	server_stop(ss);
 	ss->prof = p;
 	ss->key = key;
+	ss->keyed = false;
+	ss->started_ns = clock_mono_ns();
 	if (ss->failures >= WARM_MAX_FAILURES)
 		return;
 	if (cfg->cg.version != CG_NONE) {
@@ -364,6 +401,7 @@ void run_warm_poll(const struct config *cfg, int slot)
 			ss->rss0 = warm_rss_kb(&ss->w);
 			ss->failures = 0;
 			note_rss(ss);
+			note_built(slot, ss);
 		}
 	}
 	for (int k = 0; slot < g_nslots && k < WK_COUNT; k++) {
@@ -463,13 +501,24 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 			ss->misses = 1;
 		ss->miss_prof = j->prof;
 		ss->miss_key = key;
-		if (ss->misses >= 2 || ss->w.zpid <= 0)
+		/* The default back at once; another seed or profile on the
+		 * second request in a row that asks for it, once the slot's
+		 * last such rebuild is far enough behind (WARM_AWAY_RATIO). */
+		bool home = key == -1 && j->prof == profile_find(&cfg->profiles, "python");
+		if (ss->w.zpid <= 0 || home ||
+		    (ss->misses >= 2 && clock_mono_ns() >= g_away_after[slot])) {
+			/* Not "fork server": that names a failure (hostile_host.c). */
+			log_msg("warm slot %d/%d: started anew for %s", slot, kind,
+				home ? "the default profile, unseeded" : "another seed or profile");
 			server_start(cfg, slot, kind, ss, j->prof, key);
+			ss->keyed = true;
+		}
 		return NULL;
 	}
 	ss->misses = 0;
 	if (!warm_ready(&ss->w))
 		return NULL;
+	note_built(slot, ss);
 	warm_net_settle(&ss->w.net); /* never lent again unchecked */
 	if (!ss->rss0) {
 		ss->rss0 = warm_rss_kb(&ss->w);
