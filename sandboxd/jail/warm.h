@@ -40,6 +40,10 @@ struct warm_server {
 	uint64_t started_ns;
 };
 
+/* Descriptors a server holds in the daemon at most: the seven above, and
+ * its pooled network namespace with its files. */
+#define WARM_FDS_PER_SERVER (7 + 1 + WARM_NET_FILES)
+
 /* No server: every descriptor -1 (0 is one). */
 void warm_init(struct warm_server *w);
 /* Starts a server from a spec with zygote set: clones its init into fresh

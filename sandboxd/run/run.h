@@ -31,6 +31,9 @@ bool run_warm_ahead(const struct config *cfg, int slot);
 void run_warm_poll(const struct config *cfg, int slot);
 void run_warm_stop(int slot);
 long run_warm_ready(long *rss_kb, long *kept);
+/* Descriptors a slot's fork servers hold in the daemon at most, with those
+ * of one server or namespace being made (fds.c keeps them in reserve). */
+size_t run_warm_fds_per_slot(void);
 
 /* What a job of each profile finds (run_probe.c): probe runs one cold job
  * per profile that reports its interpreter's version and the

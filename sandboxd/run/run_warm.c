@@ -590,3 +590,10 @@ void run_warm_fail(const struct config *cfg, int slot, struct warm_server *w, st
 	cg_job_kill(cg, 1000);
 	cg_job_destroy(cg);
 }
+
+size_t run_warm_fds_per_slot(void)
+{
+	/* Making one: its pipes, sockets and pidfd, or a namespace's maker's
+	 * user namespace and pipes, a few at a time. */
+	return WK_COUNT * (size_t)WARM_FDS_PER_SERVER + 8;
+}

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/protocol.h"
 #include "sandboxd/jail/reclaim.h"
+#include "sandboxd/run/run.h"
 
 #define PAUSE_MS 100 /* out of descriptors and no spare: wait, do not spin */
 
@@ -24,16 +25,32 @@ static uint64_t resume_ms;
 static char *refusal; /* the busy line told to a client shed for want of descriptors */
 static size_t g_reserve = FDS_MARGIN;
 
+/* Per worker: its job, the namespaces it leaves to be let go, and its
+ * slot's fork servers (none with --cold). */
+static size_t per_worker(const struct config *cfg)
+{
+	return FDS_PER_JOB + RECLAIM_PER_WORKER + (cfg->cold ? 0 : run_warm_fds_per_slot());
+}
+
 size_t fds_reserve(const struct config *cfg)
 {
-	return cfg->queue_capacity + (size_t)cfg->workers * (FDS_PER_JOB + RECLAIM_PER_WORKER) +
-	       FDS_MARGIN;
+	return cfg->queue_capacity + (size_t)cfg->workers * per_worker(cfg) + FDS_MARGIN;
+}
+
+/* What the daemon holds open with no connection and no job: its own and
+ * its fork servers'. A connection's descriptor comes after them, so the
+ * limit has room for them besides the connections and the reserve (which
+ * keeps room for the servers too: they are made after the first clients
+ * may have come, and made again later). */
+static size_t held(const struct config *cfg)
+{
+	return FDS_MARGIN + (cfg->cold ? 0 : (size_t)cfg->workers * run_warm_fds_per_slot());
 }
 
 int fds_setup(const struct config *cfg, char *err, size_t errlen)
 {
 	g_reserve = fds_reserve(cfg);
-	rlim_t need = (rlim_t)(cfg->max_conns + g_reserve);
+	rlim_t need = (rlim_t)(cfg->max_conns + g_reserve + held(cfg));
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
 		snprintf(err, errlen, "getrlimit(RLIMIT_NOFILE): %s", errfmt_desc(errno));
@@ -44,19 +61,19 @@ int fds_setup(const struct config *cfg, char *err, size_t errlen)
 		if (setrlimit(RLIMIT_NOFILE, &want) < 0) {
 			snprintf(err, errlen,
 				 "%llu open files are needed (--max-connections %zu, --queue %zu, "
-				 "--workers %d x %d, %d of the daemon's own) but RLIMIT_NOFILE is "
+				 "--workers %d x %zu, %zu of the daemon's own) but RLIMIT_NOFILE is "
 				 "%llu (hard %llu) and cannot be raised (%s; fs.nr_open caps it): "
 				 "raise LimitNOFILE= in the unit or lower --max-connections",
 				 (unsigned long long)need, cfg->max_conns, cfg->queue_capacity,
-				 cfg->workers, FDS_PER_JOB + RECLAIM_PER_WORKER, FDS_MARGIN,
+				 cfg->workers, per_worker(cfg), FDS_MARGIN + held(cfg),
 				 (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
 				 errfmt_desc(errno));
 			return -1;
 		}
 		log_msg("RLIMIT_NOFILE raised from %llu to %llu (--max-connections %zu + %zu "
-			"reserved for jobs)",
+			"reserved for jobs + %zu held)",
 			(unsigned long long)rl.rlim_cur, (unsigned long long)need, cfg->max_conns,
-			g_reserve);
+			g_reserve, held(cfg));
 	}
 	char *line =
 	    proto_error_line(NULL, E_BUSY, "the daemon is out of descriptors; retry later");

@@ -17,9 +17,11 @@
 
 /* Descriptors kept from connections: every queued job's cancel eventfd,
  * every worker's job, the finished jobs' namespaces waiting to be let go
- * (reclaim.h), and the margin. */
+ * (reclaim.h), every slot's fork servers with their pooled network
+ * namespaces (run_warm_fds_per_slot; none with --cold), and the margin. */
 size_t fds_reserve(const struct config *cfg);
-/* Raises RLIMIT_NOFILE to --max-connections + fds_reserve (the hard limit
+/* Raises RLIMIT_NOFILE to --max-connections + fds_reserve + what the idle
+ * daemon holds (its own and its fork servers'; the hard limit
  * too, when it is lower: root may); -1 with a message naming the flags
  * when it cannot. Also opens the spare descriptor. */
 int fds_setup(const struct config *cfg, char *err, size_t errlen);

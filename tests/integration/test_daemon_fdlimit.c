@@ -6,6 +6,7 @@
  * refused, accept() out of descriptors) are tests/hostile/client_fd_*.py.
  * Run as root from the repository root (make integration). */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/tmain.h"
 
-#define TIMEOUT_S 60
+#define TIMEOUT_S 120
 
 /* The soft "Max open files" of a process, from /proc/PID/limits. */
 static long soft_nofile(pid_t pid)
@@ -57,6 +58,67 @@ START_TEST(test_raised_at_start)
 	 * namespaces they leave to be let go (2 x (32 + 2)) + the margin. */
 	ck_assert_msg(soft >= 3000 + 2048 + 2 * (32 + 2) + 64, "soft NOFILE %ld", soft);
 	ck_assert(td_log_contains(&d, "RLIMIT_NOFILE raised"));
+	td_stop(&d, 10000);
+	td_cleanup(&d);
+}
+END_TEST
+
+/* Descriptors open in a process now (its /proc/PID/fd entries). */
+static long open_fds(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	long n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The idle daemon holds descriptors of its own and of its fork servers
+ * (each with its pooled network namespace and that namespace's files);
+ * a connection's descriptor comes after them. So the limit it sets must
+ * hold them, --max-connections connections and a job per worker (32).
+ * Before, a daemon with a small --max-connections refused every client
+ * once its servers were up: their descriptors used its connections' room.
+ * Started from a soft limit of 64, the daemon raises it to exactly what it
+ * needs. */
+START_TEST(test_limit_holds_warm)
+{
+	struct test_daemon d;
+	const char *args[] = {"--workers", "2", "--max-connections", "8", "--queue", "2", NULL};
+	ck_assert_msg(start_with_soft(&d, 64, args) == 0, "%s", d.err);
+	ck_assert_msg(td_wait_warm(&d, 45000) == 0, "%s", d.err);
+	/* Once ready, each server's namespace is made while its slot idles:
+	 * wait for the count to stay put for a second. */
+	long fds = open_fds(d.pid), last = -1;
+	for (int same = 0, i = 0; same < 10 && i < 300; i++) {
+		td_sleep_ms(100);
+		last = fds;
+		fds = open_fds(d.pid);
+		same = fds == last ? same + 1 : 0;
+	}
+	int conns[8];
+	for (int i = 0; i < 8; i++) {
+		static const char req[] = "{\"id\":\"p\",\"op\":\"ping\"}\n";
+		conns[i] = td_raw_connect(d.sock);
+		json_t *p = conns[i] >= 0 && td_raw_send(conns[i], req, sizeof req - 1) == 0
+				? td_raw_read_json(conns[i], 5000)
+				: NULL;
+		bool ok = p && json_object_get(p, "version");
+		json_decref(p);
+		ck_assert_msg(ok, "connection %d of --max-connections 8 was refused (the idle "
+			      "daemon held %ld descriptors)", i + 1, fds);
+	}
+	long now = open_fds(d.pid), soft = soft_nofile(d.pid);
+	ck_assert_msg(soft - now >= 2 * 32,
+		      "with 8 connections the daemon holds %ld of %ld descriptors: no room for "
+		      "a job per worker (2 x 32)",
+		      now, soft);
+	for (int i = 0; i < 8; i++)
+		close(conns[i]);
 	td_stop(&d, 10000);
 	td_cleanup(&d);
 }
@@ -124,6 +186,7 @@ static Suite *fdlimit_suite(void)
 	Suite *s = suite_create("daemon_fdlimit");
 	TCase *t = tmain_tcase(s, "fdlimit", TIMEOUT_S);
 	tcase_add_test(t, test_raised_at_start);
+	tcase_add_test(t, test_limit_holds_warm);
 	tcase_add_test(t, test_refused_when_unreachable);
 	return s;
 }
