@@ -61,7 +61,8 @@ int fds_setup(const struct config *cfg, char *err, size_t errlen)
 		if (setrlimit(RLIMIT_NOFILE, &want) < 0) {
 			snprintf(err, errlen,
 				 "%llu open files are needed (--max-connections %zu, --queue %zu, "
-				 "--workers %d x %zu, %zu of the daemon's own) but RLIMIT_NOFILE is "
+				 "--workers %d x %zu, %zu for the daemon and its servers) but "
+				 "RLIMIT_NOFILE is "
 				 "%llu (hard %llu) and cannot be raised (%s; fs.nr_open caps it): "
 				 "raise LimitNOFILE= in the unit or lower --max-connections",
 				 (unsigned long long)need, cfg->max_conns, cfg->queue_capacity,

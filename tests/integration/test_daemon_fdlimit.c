@@ -109,8 +109,10 @@ START_TEST(test_limit_holds_warm)
 				: NULL;
 		bool ok = p && json_object_get(p, "version");
 		json_decref(p);
-		ck_assert_msg(ok, "connection %d of --max-connections 8 was refused (the idle "
-			      "daemon held %ld descriptors)", i + 1, fds);
+		ck_assert_msg(ok,
+			      "connection %d of --max-connections 8 was refused (the idle "
+			      "daemon held %ld descriptors)",
+			      i + 1, fds);
 	}
 	long now = open_fds(d.pid), soft = soft_nofile(d.pid);
 	ck_assert_msg(soft - now >= 2 * 32,
