@@ -58,6 +58,7 @@
 #define REC_KEY_LEN 32		/* hex characters of the job's key */
 #define REC_LINE_MAX 1048576	/* bytes of one line */
 #define REC_TOTAL_MAX 67108864	/* bytes of all lines of one run */
+#define REC_PARSE_CPU_MS 500	/* ms of the daemon's CPU reading one run's lines */
 #define REC_PLAN_MAX 100000	/* tests in a plan */
 #define REC_NAME_MAX 1000	/* bytes of a test name */
 #define REC_MESSAGE_MAX 4000	/* bytes kept of a message */

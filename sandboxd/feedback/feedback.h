@@ -43,8 +43,12 @@ struct fb_run {
 	bool want_partial, have_partial;
 	struct fb_test *tests; /* in the plan's (source) order */
 	size_t ntests;
-	int running; /* index of a started test without a result, or -1 */
-	size_t hint; /* where the next name is likely to be */
+	int running;   /* index of a started test without a result, or -1 */
+	size_t hint;   /* where the next name is likely to be */
+	size_t *order; /* the plan's indexes sorted by name (find_test), or NULL */
+	/* The daemon's CPU (its thread's) spent reading this run's records:
+	 * past REC_PARSE_CPU_MS the rest are bad records, not parsed. */
+	uint64_t parse_ns;
 	bool module_error;
 	char *module_message, *module_traceback;
 	char *harness_error;

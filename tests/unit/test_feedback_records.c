@@ -41,6 +41,72 @@ START_TEST(test_key_mismatch)
 }
 END_TEST
 
+/* A line without the key's text is a bad record the daemon does not even
+ * parse: a candidate that finds the channel but not the key cannot make
+ * the daemon's thread parse 64 MiB of JSON (parse_ns counts what it
+ * parsed). A line that holds the key's text is parsed as before. */
+START_TEST(test_keyless_lines_not_parsed)
+{
+	struct fb_run f;
+	fb_init(&f, KEY, 0);
+	size_t n = 1 << 20;
+	char *big = malloc(n);
+	ck_assert_ptr_nonnull(big);
+	big[0] = '[';
+	for (size_t i = 1; i + 3 < n; i += 3)
+		memcpy(big + i, "{},", 3);
+	memcpy(big + n - 3, "{}]", 3);
+	fb_on_record(&f, big, n, 0);
+	raw(&f, "{'key':'%.31s','type':'compile','ok':true}", KEY);
+	ck_assert_uint_eq(f.bad_records, 2);
+	ck_assert_uint_eq(f.parse_ns, 0);
+	ck_assert(!f.have_compile);
+	raw(&f, "{'key':'%s','type':'compile','ok':true}", KEY);
+	ck_assert(f.have_compile);
+	ck_assert_uint_gt(f.parse_ns, 0);
+	free(big);
+	fb_free(&f);
+}
+END_TEST
+
+/* Past REC_PARSE_CPU_MS of the daemon's CPU spent parsing a run's lines,
+ * no line is parsed: even a right record is then a bad one. */
+START_TEST(test_parse_budget)
+{
+	struct fb_run f;
+	setup(&f, "'a'");
+	ck_assert_uint_gt(f.parse_ns, 0); /* the compile and plan records */
+	f.parse_ns = (uint64_t)REC_PARSE_CPU_MS * 1000000u - 1;
+	feed(&f, "'type':'start','name':'a'"); /* under the budget: read */
+	ck_assert(f.tests[0].started);
+	ck_assert_uint_eq(f.bad_records, 0);
+	f.parse_ns = (uint64_t)REC_PARSE_CPU_MS * 1000000u; /* spent */
+	result(&f, "a", "passed", "");
+	ck_assert_int_eq(outcome_of(&f, "a"), -1);
+	ck_assert_uint_eq(f.bad_records, 1);
+	fb_free(&f);
+}
+END_TEST
+
+/* Names are found whatever order the plan and the records come in, and a
+ * name the plan lacks is refused (a binary search of the sorted names). */
+START_TEST(test_names_found_in_any_order)
+{
+	struct fb_run f;
+	setup(&f, "'m','c','x','a','q'");
+	static const char *const order[] = {"q", "a", "x", "m", "c"};
+	for (size_t i = 0; i < 5; i++)
+		run_test(&f, order[i], "passed", "");
+	feed(&f, "'type':'start','name':'b'");
+	feed(&f, "'type':'result','name':'zz','outcome':'failed'");
+	feed(&f, "'type':'start','name':''");
+	ck_assert_uint_eq(f.bad_records, 3);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_int_eq(outcome_of(&f, order[i]), OUT_PASSED);
+	fb_free(&f);
+}
+END_TEST
+
 START_TEST(test_key_mismatch_after_plan)
 {
 	struct fb_run f;
@@ -597,6 +663,9 @@ static Suite *feedback_records_suite(void)
 	Suite *s = suite_create("feedback_records");
 	TCase *records = tcase_create("records");
 	tcase_add_test(records, test_key_mismatch);
+	tcase_add_test(records, test_keyless_lines_not_parsed);
+	tcase_add_test(records, test_parse_budget);
+	tcase_add_test(records, test_names_found_in_any_order);
 	tcase_add_test(records, test_key_mismatch_after_plan);
 	tcase_add_test(records, test_malformed_records);
 	tcase_add_test(records, test_first_compile_wins);
