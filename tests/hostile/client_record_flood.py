@@ -7,9 +7,10 @@
 # in-process candidate can read from the runner's memory), records naming a
 # test that is not in a 5,000-test plan each made the daemon scan the plan:
 # seconds more. Found by an outside attack (sandboxd/feedback/feedback.c).
-# Held when: the daemon's own CPU for each request stays under 0.6 s (a
-# line without the key's text is not parsed; a run's lines get at most
-# REC_PARSE_CPU_MS, 500 ms, of parsing; names are found by binary search),
+# Held when: the daemon's own CPU stays under 0.6 s for the keyless flood
+# (a line without the key's text is not parsed) and under 1 s for 16 MiB of
+# keyed records (names are found by binary search, and a run's lines get at
+# most REC_PARSE_CPU_MS, 500 ms, of parsing: a slower machine reaches it),
 # each request still ends `pass` with its flood counted in bad_records, and
 # the daemon answers a ping.
 # timeout: 180
@@ -36,7 +37,7 @@ ch = next(o for o in gc.get_objects() if type(o).__name__ == "Channel")
 line = (json.dumps({"key": ch.key, "type": "start", "name": "\x01"}) + "\n").encode()
 blk = line * ((1 << 20) // len(line))
 os.set_blocking(ch.fd, True)
-for _ in range(8):
+for _ in range(16):
     os.write(ch.fd, blk)
 def f(x):
     return x
@@ -58,7 +59,7 @@ chk = L.Checks()
 r1, cpu1, bad1 = attack("keyless", KEYLESS, ["assert f(1) == 1"])
 r2, cpu2, bad2 = attack("keyed", KEYED, ["assert f(%d) == %d" % (i, i) for i in range(5000)])
 chk.bound("daemon CPU s for 63 MiB of keyless lines", cpu1, 0.6)
-chk.bound("daemon CPU s for 8 MiB of keyed records naming no test", cpu2, 0.6)
+chk.bound("daemon CPU s for 16 MiB of keyed records naming no test", cpu2, 1.0)
 chk.expect(r1.get("verdict") == "pass" and bad1 >= 63 and
            r2.get("verdict") == "pass" and bad2 >= 1000,
            "both requests pass, their floods counted as bad records")
