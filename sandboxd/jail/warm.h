@@ -37,7 +37,7 @@ struct warm_server {
 	/* The network namespace its jobs join, one at a time (warm_net.h);
 	 * the caller makes it and checks it after each job. */
 	struct warm_net net;
-	uint64_t started_ns;
+	uint64_t started_ns; /* when its init was cloned (monotonic) */
 };
 
 /* Descriptors a server holds in the daemon at most: the seven above, and

@@ -44,6 +44,7 @@ int profile_load_dir(const char *dir, bool want_notify, struct profile_set *out,
 /* One profile from text (tests); seccomp file paths resolve against dir. */
 int profile_load_text(const char *dir, const char *fname, const char *text, bool want_notify,
 		      struct profile *p, char *err, size_t errlen);
+/* name NULL: the default ("python"). */
 const struct profile *profile_find(const struct profile_set *s, const char *name);
 void profile_free(struct profile *p);
 void profile_set_free(struct profile_set *s);

@@ -78,10 +78,9 @@ struct slot_server {
 	const struct profile *miss_prof;
 	long long miss_key;
 	int misses;
-	/* Started for another seed or profile (run_warm_pick), when; its CPU
-	 * is counted once it is ready (note_built). */
+	/* Started for another seed or profile (run_warm_pick): its CPU is
+	 * counted once it is ready (note_built). */
 	bool keyed;
-	uint64_t started_ns;
 };
 
 static struct slot_server (*g_slots)[WK_COUNT];
@@ -148,7 +147,7 @@ static void note_built(int slot, struct slot_server *ss)
 	if (!ss->keyed)
 		return;
 	ss->keyed = false;
-	uint64_t now = clock_mono_ns(), cost = now - ss->started_ns, cpu;
+	uint64_t now = clock_mono_ns(), cost = now - ss->w.started_ns, cpu;
 	if (ss->have_cg && cg_job_cpu_ns(&ss->cg, &cpu) == 0)
 		cost = cpu;
 	uint64_t gap = cost * WARM_AWAY_RATIO, floor = (uint64_t)WARM_AWAY_MIN_MS * 1000000u;
@@ -193,7 +192,6 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 	ss->prof = p;
 	ss->key = key;
 	ss->keyed = false;
-	ss->started_ns = clock_mono_ns();
 	if (ss->failures >= WARM_MAX_FAILURES)
 		return;
 	if (cfg->cg.version != CG_NONE) {
@@ -264,7 +262,7 @@ void run_warm_start(const struct config *cfg, int slot)
 {
 	if (cfg->cold || cfg->warm_lib_fd < 0 || slot >= g_nslots)
 		return;
-	const struct profile *p = profile_find(&cfg->profiles, "python");
+	const struct profile *p = profile_find(&cfg->profiles, NULL); /* the default */
 	for (int k = 0; p && k < WK_COUNT; k++)
 		if (!WK_IS_PRE(k) || p->npreload) {
 			atomic_fetch_add(&g_kept, 1);
@@ -504,7 +502,7 @@ struct warm_server *run_warm_pick(const struct config *cfg, int slot, const stru
 		/* The default back at once; another seed or profile on the
 		 * second request in a row that asks for it, once the slot's
 		 * last such rebuild is far enough behind (WARM_AWAY_RATIO). */
-		bool home = key == -1 && j->prof == profile_find(&cfg->profiles, "python");
+		bool home = key == -1 && j->prof == profile_find(&cfg->profiles, NULL);
 		if (ss->w.zpid <= 0 || home ||
 		    (ss->misses >= 2 && clock_mono_ns() >= g_away_after[slot])) {
 			/* Not "fork server": that names a failure (hostile_host.c). */

@@ -25,11 +25,17 @@ static uint64_t resume_ms;
 static char *refusal; /* the busy line told to a client shed for want of descriptors */
 static size_t g_reserve = FDS_MARGIN;
 
+/* A slot's fork servers (none with --cold). */
+static size_t warm_fds(const struct config *cfg)
+{
+	return cfg->cold ? 0 : run_warm_fds_per_slot();
+}
+
 /* Per worker: its job, the namespaces it leaves to be let go, and its
- * slot's fork servers (none with --cold). */
+ * slot's fork servers. */
 static size_t per_worker(const struct config *cfg)
 {
-	return FDS_PER_JOB + RECLAIM_PER_WORKER + (cfg->cold ? 0 : run_warm_fds_per_slot());
+	return FDS_PER_JOB + RECLAIM_PER_WORKER + warm_fds(cfg);
 }
 
 size_t fds_reserve(const struct config *cfg)
@@ -44,7 +50,7 @@ size_t fds_reserve(const struct config *cfg)
  * may have come, and made again later). */
 static size_t held(const struct config *cfg)
 {
-	return FDS_MARGIN + (cfg->cold ? 0 : (size_t)cfg->workers * run_warm_fds_per_slot());
+	return FDS_MARGIN + (size_t)cfg->workers * warm_fds(cfg);
 }
 
 int fds_setup(const struct config *cfg, char *err, size_t errlen)
