@@ -92,7 +92,9 @@ static int cmp_by_name(const void *a, const void *b, void *tests)
 	return strcmp(t[*(const size_t *)a].name, t[*(const size_t *)b].name);
 }
 
-/* The plan's names sorted, for find_test; false when out of memory. */
+/* The plan's names sorted, for find_test and for telling that they are
+ * unique (sorted once, so 10,000 are cheap); false when two are the same
+ * or out of memory. */
 static bool index_plan(struct fb_run *f)
 {
 	free(f->order);
@@ -102,6 +104,9 @@ static bool index_plan(struct fb_run *f)
 	for (size_t i = 0; i < f->ntests; i++)
 		f->order[i] = i;
 	qsort_r(f->order, f->ntests, sizeof *f->order, cmp_by_name, f->tests);
+	for (size_t i = 1; i < f->ntests; i++)
+		if (cmp_by_name(&f->order[i - 1], &f->order[i], f->tests) == 0)
+			return false;
 	return true;
 }
 
@@ -141,35 +146,20 @@ static void drop_tests(struct fb_run *f, size_t n)
 	f->order = NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Names must be non-empty, bounded and unique (sorted, so 10,000 are cheap). */
+/* Names must be non-empty strings, bounded, without NUL (and unique:
+ * index_plan). */
 static bool plan_names_ok(json_t *tests)
 {
-	size_t n = json_array_size(tests), i;
+	size_t i;
 	json_t *v;
-	const char **names = malloc((n ? n : 1) * sizeof *names);
-	bool ok = names != NULL;
 	json_array_foreach(tests, i, v)
 	{
-		if (!ok || !json_is_string(v) || json_string_length(v) == 0 ||
+		if (!json_is_string(v) || json_string_length(v) == 0 ||
 		    json_string_length(v) > REC_NAME_MAX ||
-		    strlen(json_string_value(v)) != json_string_length(v)) {
-			ok = false;
-			break;
-		}
-		names[i] = json_string_value(v);
+		    strlen(json_string_value(v)) != json_string_length(v))
+			return false;
 	}
-	if (ok) {
-		qsort(names, n, sizeof *names, cmp_str);
-		for (i = 1; i < n && ok; i++)
-			ok = strcmp(names[i - 1], names[i]) != 0;
-	}
-	free(names);
-	return ok;
+	return true;
 }
 
 /* The plan's "partial": planned names only, no more of them than tests
