@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Whether this binary was built with AddressSanitizer. */
@@ -32,6 +33,19 @@ int tproc_fd_count(pid_t pid)
 		if (de->d_name[0] != '.')
 			n++;
 	closedir(d);
+	return n;
+}
+
+int tproc_fd_count_settled(pid_t pid, int still_ms, int max_ms)
+{
+	int n = tproc_fd_count(pid);
+	for (int still = 0, waited = 0; still < still_ms && waited < max_ms; waited += 50) {
+		struct timespec ts = {0, 50 * 1000000L};
+		nanosleep(&ts, NULL);
+		int now = tproc_fd_count(pid);
+		still = now == n ? still + 50 : 0;
+		n = now;
+	}
 	return n;
 }
 

@@ -9,6 +9,11 @@
 
 /* Open descriptors of pid. */
 int tproc_fd_count(pid_t pid);
+/* Open descriptors of pid once the count has held still for still_ms
+ * (looked at every 50 ms), or after max_ms: a warm daemon makes each
+ * server's pooled network namespace, with its files, while the slot idles
+ * after the server is ready. */
+int tproc_fd_count_settled(pid_t pid, int still_ms, int max_ms);
 /* A "Key:   value" field of /proc/PID/status as a number (kB for VmRSS; the
  * real uid for Uid); -1 if absent. */
 long tproc_status(pid_t pid, const char *key);

@@ -6,7 +6,6 @@
  * refused, accept() out of descriptors) are tests/hostile/client_fd_*.py.
  * Run as root from the repository root (make integration). */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/tmain.h"
+#include "tests/helpers/tproc.h"
 
 #define TIMEOUT_S 120
 
@@ -63,20 +63,6 @@ START_TEST(test_raised_at_start)
 }
 END_TEST
 
-/* Descriptors open in a process now (its /proc/PID/fd entries). */
-static long open_fds(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	ck_assert_ptr_nonnull(d);
-	long n = 0;
-	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 /* The idle daemon holds descriptors of its own and of its fork servers
  * (each with its pooled network namespace and that namespace's files);
  * a connection's descriptor comes after them. So the limit it sets must
@@ -91,15 +77,9 @@ START_TEST(test_limit_holds_warm)
 	const char *args[] = {"--workers", "2", "--max-connections", "8", "--queue", "2", NULL};
 	ck_assert_msg(start_with_soft(&d, 64, args) == 0, "%s", d.err);
 	ck_assert_msg(td_wait_warm(&d, 45000) == 0, "%s", d.err);
-	/* Once ready, each server's namespace is made while its slot idles:
-	 * wait for the count to stay put for a second. */
-	long fds = open_fds(d.pid), last = -1;
-	for (int same = 0, i = 0; same < 10 && i < 300; i++) {
-		td_sleep_ms(100);
-		last = fds;
-		fds = open_fds(d.pid);
-		same = fds == last ? same + 1 : 0;
-	}
+	/* Once ready, each server's namespace is made while its slot idles. */
+	int fds = tproc_fd_count_settled(d.pid, 1000, 30000);
+	ck_assert_int_gt(fds, 0);
 	int conns[8];
 	for (int i = 0; i < 8; i++) {
 		static const char req[] = "{\"id\":\"p\",\"op\":\"ping\"}\n";
@@ -111,11 +91,11 @@ START_TEST(test_limit_holds_warm)
 		json_decref(p);
 		ck_assert_msg(ok,
 			      "connection %d of --max-connections 8 was refused (the idle "
-			      "daemon held %ld descriptors)",
+			      "daemon held %d descriptors)",
 			      i + 1, fds);
 	}
-	long now = open_fds(d.pid), soft = soft_nofile(d.pid);
-	ck_assert_msg(soft - now >= 2 * 32,
+	long now = tproc_fd_count(d.pid), soft = soft_nofile(d.pid);
+	ck_assert_msg(now > 0 && soft - now >= 2 * 32,
 		      "with 8 connections the daemon holds %ld of %ld descriptors: no room for "
 		      "a job per worker (2 x 32)",
 		      now, soft);

@@ -23,6 +23,7 @@
 #include "tests/helpers/daemon.h"
 #include "tests/helpers/tcheck.h"
 #include "tests/helpers/tmain.h"
+#include "tests/helpers/tproc.h"
 
 #define TIMEOUT_S 90
 #define CALL_MS 30000
@@ -38,19 +39,6 @@ static unsigned char *fetched(const json_t *r, const char *path, size_t *len)
 static const char *fetch_error(const json_t *r, const char *path)
 {
 	return sget(json_object_get(json_object_get(r, "files"), path), "error");
-}
-
-static int open_fds(pid_t pid)
-{
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(p);
-	int n = 0;
-	for (struct dirent *e; d && (e = readdir(d));)
-		n += e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
 }
 
 START_TEST(test_round_trip_every_byte)
@@ -165,13 +153,8 @@ START_TEST(test_work_descriptors_closed)
 	/* Once ready, each server's pooled network namespace (its fd and the
 	 * files of its snapshot) is made while the slot is idle: the count is
 	 * taken once it has held still for half a second. */
-	int before = open_fds(d.pid);
-	for (int still = 0, i = 0; still < 10 && i < 400; i++) {
-		td_sleep_ms(50);
-		int now = open_fds(d.pid);
-		still = now == before ? still + 1 : 0;
-		before = now;
-	}
+	int before = tproc_fd_count_settled(d.pid, 500, 20000);
+	ck_assert_int_gt(before, 0);
 	for (int i = 0; i < 15; i++) {
 		char id[16];
 		snprintf(id, sizeof id, "j%d", i);
@@ -185,7 +168,7 @@ START_TEST(test_work_descriptors_closed)
 		CHECK_R(r, json_is_object(json_object_get(r, "files")));
 		json_decref(r);
 	}
-	int after = open_fds(d.pid);
+	int after = tproc_fd_count(d.pid);
 	ck_assert_msg(after <= before + 2, "daemon descriptors %d -> %d over 15 fetch jobs", before,
 		      after);
 	sbx_close(c);
