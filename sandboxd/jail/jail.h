@@ -110,6 +110,9 @@ struct jail_spec {
 	 * the server's user namespace, on the server's tree (/dev is bound
 	 * from it, since a user namespace may not mknod). */
 	bool zygote, warm;
+	/* zygote: the slot's server uid, which is uid 0 of the server's user
+	 * namespace and, made by that uid, owns it (zygote.c). */
+	uid_t server_uid;
 	/* The request fetches files: once the payloads run, the supervisor
 	 * opens the job's /work (workfiles.c) into jail_result.work_fd. */
 	bool keep_work;

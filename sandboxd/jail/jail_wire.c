@@ -147,6 +147,7 @@ void *jail_wire_encode(const struct jail_spec *s, size_t *len)
 	put_str(&w, s->procview.loadavg);
 	put_u64(&w, (uint64_t)s->procview.ncpus);
 	put_u64(&w, s->zygote);
+	put_u64(&w, s->server_uid);
 	put_u64(&w, s->warm);
 	put_u64(&w, s->keep_work);
 	if (w.fail) {
@@ -361,6 +362,7 @@ int jail_wire_decode(const void *blob, size_t len, struct jail_spec *s)
 		goto bad;
 	s->procview.ncpus = (int)ncpus;
 	s->zygote = get_u64(&r) != 0;
+	s->server_uid = (uid_t)get_u64(&r);
 	s->warm = get_u64(&r) != 0;
 	s->keep_work = get_u64(&r) != 0;
 	if (r.fail || r.off != r.len || !s->root_dir || (s->peer && npeer == 0))

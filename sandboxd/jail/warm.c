@@ -81,8 +81,8 @@ static int write_map(pid_t pid, const char *file, unsigned outside0, unsigned id
 }
 
 /* The init's report that its user namespace exists, then the maps. */
-static int userns_handshake(struct warm_server *w, const struct jail_spec *s, uid_t server_uid,
-			    int sync_w, char *err, size_t errlen)
+static int userns_handshake(struct warm_server *w, const struct jail_spec *s, int sync_w, char *err,
+			    size_t errlen)
 {
 	struct jail_msg m;
 	if (wait_readable(w, w->status_r, WARM_SETUP_MS) < 0 ||
@@ -94,8 +94,8 @@ static int userns_handshake(struct warm_server *w, const struct jail_spec *s, ui
 			      errfmt_desc(m.err));
 	if (m.kind != JAIL_MSG_USERNS)
 		return errfmt(err, errlen, "fork server: unexpected report %d", m.kind);
-	if (write_map(w->zpid, "uid_map", server_uid, s->uid) < 0 ||
-	    write_map(w->zpid, "gid_map", server_uid, s->gid) < 0)
+	if (write_map(w->zpid, "uid_map", s->server_uid, s->uid) < 0 ||
+	    write_map(w->zpid, "gid_map", s->server_uid, s->gid) < 0)
 		return errfmt(err, errlen, "fork server id maps: %s", errfmt_desc(errno));
 	/* The server imports at the lowest priority, so jobs that run cold
 	 * meanwhile are not slowed by it; warm_ready gives it back the normal
@@ -114,10 +114,12 @@ void warm_init(struct warm_server *w)
 }
 
 int warm_start(struct warm_server *w, const struct jail_spec *s, const struct jail_cgroup *cg,
-	       uid_t server_uid, int lib_fd, char *err, size_t errlen)
+	       int lib_fd, char *err, size_t errlen)
 {
 	int sync[2] = {-1, -1}, status[2] = {-1, -1}, ctl[2] = {-1, -1}, spec_fd = -1, rc = -1;
 	warm_init(w);
+	if (!s->zygote || s->server_uid == 0)
+		return errfmt(err, errlen, "fork server: no server uid");
 	char *stack = NULL;
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
@@ -162,7 +164,7 @@ int warm_start(struct warm_server *w, const struct jail_spec *s, const struct ja
 		errfmt(err, errlen, "fork server: %s", errfmt_desc(errno));
 		goto out;
 	}
-	rc = userns_handshake(w, s, server_uid, sync[1], err, errlen);
+	rc = userns_handshake(w, s, sync[1], err, errlen);
 out:
 	free(stack);
 	close_fd(&sync[0]);

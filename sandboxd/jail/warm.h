@@ -48,11 +48,11 @@ struct warm_server {
 void warm_init(struct warm_server *w);
 /* Starts a server from a spec with zygote set: clones its init into fresh
  * namespaces, attaches it to cg (NULL: none), writes the id maps of its
- * user namespace (uid 0 inside = server_uid; the spec's job uid to itself)
- * and lets it exec the interpreter. Returns once the interpreter starts;
- * readiness (its imports) comes later, see warm_ready. */
+ * user namespace (uid 0 inside = the spec's server_uid; its job uid to
+ * itself) and lets it exec the interpreter. Returns once the interpreter
+ * starts; readiness (its imports) comes later, see warm_ready. */
 int warm_start(struct warm_server *w, const struct jail_spec *s, const struct jail_cgroup *cg,
-	       uid_t server_uid, int lib_fd, char *err, size_t errlen);
+	       int lib_fd, char *err, size_t errlen);
 /* Without blocking: true once the server reported ready and is alive. */
 bool warm_ready(struct warm_server *w);
 /* True when the server's init has exited (the server is gone). */

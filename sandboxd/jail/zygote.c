@@ -93,6 +93,21 @@ _Noreturn void zygote_main(const struct jail_child *c)
 	ZSTEP(st, ns_apply_uts(), "uts namespace");
 	/* The plain server's script (main.py in /work), written as root. */
 	ZSTEP(st, mounts_write_files(s), "writing files");
+	/* A user namespace is owned by the effective uid that makes it, and
+	 * the kernel counts the per-user resources of every process inside
+	 * (pending signals and POSIX timers among them) against that owner's
+	 * on the host too. Made by root, one job holding its RLIMIT_SIGPENDING
+	 * of timers left the host's root processes none (an outside attack,
+	 * tests/hostile/client_sigpending_owner.py); made by the slot's server
+	 * uid, it uses up that slot's count only. The real and saved uids stay
+	 * root until the change inside below, so the namespace's process
+	 * count is left unbounded, as the real uid root's is. */
+	if (s->server_uid == 0) {
+		errno = EINVAL;
+		ZSTEP(st, -1, "server uid");
+	}
+	ZSTEP(st, syscall(SYS_setresuid, (long)-1, (long)s->server_uid, (long)-1),
+	      "user namespace owner");
 	ZSTEP(st, unshare(CLONE_NEWUSER), "user namespace");
 	struct jail_msg m;
 	memset(&m, 0, sizeof m);
@@ -103,8 +118,8 @@ _Noreturn void zygote_main(const struct jail_child *c)
 		_exit(1); /* the daemon gave up */
 	close(c->sync_rd);
 	/* uid 0 of the new namespace: the server's uid outside. Capabilities
-	 * are kept across this change (the old uid was not this namespace's
-	 * root), and the exec below grants them again, inside only. */
+	 * are kept across this change (the effective uid was this namespace's
+	 * root already), and the exec below grants them again, inside only. */
 	ZSTEP(st, syscall(SYS_setresgid, 0, 0, 0), "server gid");
 	ZSTEP(st, syscall(SYS_setgroups, 0, NULL), "server groups");
 	ZSTEP(st, syscall(SYS_setresuid, 0, 0, 0), "server uid");

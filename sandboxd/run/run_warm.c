@@ -249,9 +249,9 @@ static void server_start(const struct config *cfg, int slot, int kind, struct sl
 	spec.zygote = true;
 	snprintf(spec.work_opts, sizeof spec.work_opts, "size=1m,nr_inodes=64,mode=0755");
 	struct jail_cgroup cg = {warm_cg_attach, NULL, &ss->cg, NULL, NULL};
-	uid_t server_uid = cfg->uid_base + 2u * (uid_t)cfg->workers + (uid_t)slot;
-	if (warm_start(&ss->w, &spec, ss->have_cg ? &cg : NULL, server_uid, cfg->warm_lib_fd, err,
-		       sizeof err) < 0) {
+	spec.server_uid = cfg->uid_base + 2u * (uid_t)cfg->workers + (uid_t)slot;
+	if (warm_start(&ss->w, &spec, ss->have_cg ? &cg : NULL, cfg->warm_lib_fd, err, sizeof err) <
+	    0) {
 		log_msg("fork server %d/%d: %s", slot, kind, err);
 		ss->failures++;
 		server_stop(ss);
