@@ -146,12 +146,15 @@ void submount_remove(void);
 bool submount_untouched(char *why, size_t wl);
 bool victim_survived(const json_t *v, char *why, size_t wl);
 bool warm_intact(const struct test_daemon *d, const json_t *r, char *why, size_t wl);
-/* sockmem-bounded (hostile_sockmem.c): sample the host-wide TCP+UDP memory
- * from start to stop; bounded: its peak grew by at most limit_mb + a margin. */
-long long sockmem_pages(void);
-void sockmem_start(void);
-void sockmem_stop(void);
-bool sockmem_bounded(long limit_mb, char *why, size_t wl);
+/* sockmem-bounded and kmem-bounded (hostile_sample.c): sample the host-wide
+ * TCP+UDP memory and unreclaimable kernel memory from start to stop;
+ * bounded: a peak grew by at most limit_mb + a margin. */
+long long sample_sockmem_pages(void);
+long long sample_kmem_kb(void);
+void sample_start(void);
+void sample_stop(void);
+bool sample_sockmem_bounded(long limit_mb, char *why, size_t wl);
+bool sample_kmem_bounded(long limit_mb, char *why, size_t wl);
 bool is_host_check(const char *name);
 /* The program's host headers, in order (into p->why). */
 void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *before);

@@ -673,23 +673,13 @@ bool warm_intact(const struct test_daemon *d, const json_t *r, char *why, size_t
 	return true;
 }
 
-static const char *const g_checks[] = {"disk-unchanged",
-				       "marker-absent",
-				       "secret-not-leaked",
-				       "canary-intact",
-				       "listener-untouched",
-				       "abstract-untouched",
-				       "no-leftover",
-				       "daemon-alive",
-				       "jail-passwd",
-				       "victim-survived",
-				       "ipc-clean",
-				       "submount-untouched",
-				       "sockmem-bounded",
-				       "warm-intact",
-				       "fetch-clean",
-				       "ns-released",
-				       NULL};
+static const char *const g_checks[] = {
+    "disk-unchanged",  "marker-absent",	     "secret-not-leaked",
+    "canary-intact",   "listener-untouched", "abstract-untouched",
+    "no-leftover",     "daemon-alive",	     "jail-passwd",
+    "victim-survived", "ipc-clean",	     "submount-untouched",
+    "sockmem-bounded", "kmem-bounded",	     "warm-intact",
+    "fetch-clean",     "ns-released",	     NULL};
 
 bool is_host_check(const char *name)
 {
@@ -741,6 +731,10 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 			submount_untouched(why, wl);
 		} else if (strcmp(c, "warm-intact") == 0) {
 			warm_intact(d, p->resp, why, wl);
+		} else if (strcmp(c, "kmem-bounded") == 0) {
+			json_t *m = json_object_get(p->limits, "memory_mb");
+			sample_kmem_bounded(json_is_integer(m) ? (long)json_integer_value(m) : 0,
+					    why, wl);
 		} else if (strcmp(c, "sockmem-bounded") == 0) {
 			/* On v1 this bound is the daemon's watch racing the job
 			 * (SECURITY.md). The ASan build holds it since a kill
@@ -750,7 +744,7 @@ void run_host_checks(struct prog *p, struct test_daemon *d, const struct disk *b
 			const char *san = getenv("SBX_SAN");
 			json_t *m = json_object_get(p->limits, "memory_mb");
 			if (!san || !strstr(san, "sanitize=thread"))
-				sockmem_bounded(
+				sample_sockmem_bounded(
 				    json_is_integer(m) ? (long)json_integer_value(m) : 0, why, wl);
 			else if (!p->skip[0])
 				snprintf(

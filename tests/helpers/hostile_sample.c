@@ -1,8 +1,11 @@
-/* sockmem-bounded: the host's socket memory sampled while a job runs. The
- * TCP and UDP "mem" counters of /proc/net/sockstat are the protocols' global
- * memory_allocated (pages), shared by every network namespace, so the host
- * sees there what the job's sockets hold in its own namespace; after the job
- * they are freed, which is why the check samples during the run. */
+/* sockmem-bounded and kmem-bounded: host-wide kernel memory sampled while a
+ * job runs, since what a job holds is freed when it ends.
+ * - The TCP and UDP "mem" counters of /proc/net/sockstat are the protocols'
+ *   global memory_allocated (pages), shared by every network namespace, so
+ *   the host sees there what the job's sockets hold in its own namespace.
+ * - SUnreclaim of /proc/meminfo is the host's unreclaimable slab and large
+ *   kmalloc memory, charged to a cgroup or not: a job whose kernel objects
+ *   escape its memory limit shows there as growth past that limit. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,12 +15,15 @@
 #include "tests/helpers/hostile.h"
 
 #define SOCKMEM_MARGIN_MB 16 /* per-CPU reserves and the host's own traffic */
+#define KMEM_MARGIN_MB 48    /* the host's own slab churn while the job runs */
+
+enum { S_SOCK, S_KMEM, S_COUNT };
 
 static pthread_t g_th;
 static atomic_bool g_stop, g_running;
-static atomic_llong g_base, g_peak;
+static atomic_llong g_base[S_COUNT], g_peak[S_COUNT];
 
-long long sockmem_pages(void)
+long long sample_sockmem_pages(void)
 {
 	FILE *f = fopen("/proc/net/sockstat", "re");
 	char line[256];
@@ -35,28 +41,50 @@ long long sockmem_pages(void)
 	return total;
 }
 
-static void *sockmem_loop(void *arg)
+/* SUnreclaim in kB, or -1. */
+long long sample_kmem_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	long long kb = -1;
+	if (!f)
+		return -1;
+	while (kb < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "SUnreclaim: %lld kB", &kb) != 1)
+			kb = -1;
+	fclose(f);
+	return kb;
+}
+
+static void sample_now(bool base)
+{
+	long long v[S_COUNT] = {sample_sockmem_pages(), sample_kmem_kb()};
+	for (int i = 0; i < S_COUNT; i++) {
+		if (base)
+			atomic_store(&g_base[i], v[i]);
+		if (base || v[i] > atomic_load(&g_peak[i]))
+			atomic_store(&g_peak[i], v[i]);
+	}
+}
+
+static void *sample_loop(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&g_stop)) {
-		long long v = sockmem_pages();
-		if (v > atomic_load(&g_peak))
-			atomic_store(&g_peak, v);
+		sample_now(false);
 		usleep(10000);
 	}
 	return NULL;
 }
 
-void sockmem_start(void)
+void sample_start(void)
 {
-	long long v = sockmem_pages();
-	atomic_store(&g_base, v);
-	atomic_store(&g_peak, v);
+	sample_now(true);
 	atomic_store(&g_stop, false);
-	atomic_store(&g_running, pthread_create(&g_th, NULL, sockmem_loop, NULL) == 0);
+	atomic_store(&g_running, pthread_create(&g_th, NULL, sample_loop, NULL) == 0);
 }
 
-void sockmem_stop(void)
+void sample_stop(void)
 {
 	if (!atomic_load(&g_running))
 		return;
@@ -65,9 +93,9 @@ void sockmem_stop(void)
 	atomic_store(&g_running, false);
 }
 
-bool sockmem_bounded(long limit_mb, char *why, size_t wl)
+bool sample_sockmem_bounded(long limit_mb, char *why, size_t wl)
 {
-	long long base = atomic_load(&g_base), peak = atomic_load(&g_peak);
+	long long base = atomic_load(&g_base[S_SOCK]), peak = atomic_load(&g_peak[S_SOCK]);
 	long page = sysconf(_SC_PAGESIZE);
 	if (base < 0 || limit_mb <= 0) {
 		whyf(why, wl, "sockmem-bounded: no /proc/net/sockstat sample or no memory_mb");
@@ -80,5 +108,22 @@ bool sockmem_bounded(long limit_mb, char *why, size_t wl)
 	     "sockmem-bounded: the host's TCP+UDP memory grew by %lld MB during the job "
 	     "(memory_mb %ld, margin %d MB)",
 	     grew_kb >> 10, limit_mb, SOCKMEM_MARGIN_MB);
+	return false;
+}
+
+bool sample_kmem_bounded(long limit_mb, char *why, size_t wl)
+{
+	long long base = atomic_load(&g_base[S_KMEM]), peak = atomic_load(&g_peak[S_KMEM]);
+	if (base < 0 || limit_mb <= 0) {
+		whyf(why, wl, "kmem-bounded: no SUnreclaim in /proc/meminfo or no memory_mb");
+		return false;
+	}
+	long long grew_kb = peak - base;
+	if (grew_kb <= (limit_mb + KMEM_MARGIN_MB) * 1024LL)
+		return true;
+	whyf(why, wl,
+	     "kmem-bounded: the host's unreclaimable kernel memory grew by %lld MB during the "
+	     "job (memory_mb %ld, margin %d MB)",
+	     grew_kb >> 10, limit_mb, KMEM_MARGIN_MB);
 	return false;
 }

@@ -52,6 +52,9 @@
  *   sockmem-bounded     the host-wide TCP+UDP memory (/proc/net/sockstat,
  *                       sampled while the batch runs) grew by at most the
  *                       job's memory_mb + 16 MB
+ *   kmem-bounded        the host's unreclaimable kernel memory (SUnreclaim
+ *                       of /proc/meminfo, sampled while the job runs, alone)
+ *                       grew by at most the job's memory_mb + 48 MB
  *   ns-released         within 2 s of the batch's answers the daemon holds
  *                       no job's mount namespace (it keeps each one a moment
  *                       past the answer, sandboxd/jail/reclaim.h)
@@ -255,11 +258,12 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 		}
 	struct disk before;
 	disk_snapshot(&before);
-	bool sockmem = false;
+	bool sample = false;
 	for (int i = 0; i < n; i++)
-		sockmem |= has_host(batch[i], "sockmem-bounded");
-	if (sockmem)
-		sockmem_start();
+		sample |=
+		    has_host(batch[i], "sockmem-bounded") || has_host(batch[i], "kmem-bounded");
+	if (sample)
+		sample_start();
 	struct sbx_conn *c = sbx_connect(d->sock, err, sizeof err);
 	ck_assert_msg(c != NULL, "connect: %s", err);
 	char beside_id[128] = "";
@@ -298,8 +302,8 @@ static void run_batch(struct test_daemon *d, struct prog **batch, int n, struct 
 			neighbour_wait(c, beside_id, p);
 	}
 	sbx_close(c);
-	if (sockmem)
-		sockmem_stop();
+	if (sample)
+		sample_stop();
 	for (int i = 0; i < n; i++) {
 		struct prog *p = batch[i];
 		if (sent[i]) {
@@ -361,9 +365,10 @@ START_TEST(test_hostile_programs)
 					     "more than two xjob_* programs");
 				continue;
 			}
-			/* A program that needs a victim or a setup runs alone. */
-			if (has_host(p, "victim-survived") || p->setup_submount ||
-			    p->setup_neighbour) {
+			/* A program that needs a victim, a setup or the host's
+			 * kernel memory to itself runs alone. */
+			if (has_host(p, "victim-survived") || has_host(p, "kmem-bounded") ||
+			    p->setup_submount || p->setup_neighbour) {
 				if (nb)
 					run_batch(&d, batch, nb, &rep);
 				nb = 0;
