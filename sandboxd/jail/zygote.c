@@ -12,6 +12,7 @@
  * Python. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/securebits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -101,14 +102,21 @@ _Noreturn void zygote_main(const struct jail_child *c)
 	 * tests/hostile/client_sigpending_owner.py); made by the slot's server
 	 * uid, it uses up that slot's count only. The real and saved uids stay
 	 * root until the change inside below, so the namespace's process
-	 * count is left unbounded, as the real uid root's is. */
+	 * count is left unbounded, as the real uid root's is. A host that lets
+	 * only privileged processes make user namespaces (Debian's
+	 * kernel.unprivileged_userns_clone=0, Ubuntu's AppArmor restriction)
+	 * asks for CAP_SYS_ADMIN: SECBIT_NO_SETUID_FIXUP keeps the capabilities
+	 * across the change of the effective uid, and is cleared in the new
+	 * namespace, where this process holds every capability. */
 	if (s->server_uid == 0) {
 		errno = EINVAL;
 		ZSTEP(st, -1, "server uid");
 	}
+	ZSTEP(st, prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP), "securebits");
 	ZSTEP(st, syscall(SYS_setresuid, (long)-1, (long)s->server_uid, (long)-1),
 	      "user namespace owner");
 	ZSTEP(st, unshare(CLONE_NEWUSER), "user namespace");
+	ZSTEP(st, prctl(PR_SET_SECUREBITS, 0), "securebits");
 	struct jail_msg m;
 	memset(&m, 0, sizeof m);
 	m.kind = JAIL_MSG_USERNS;

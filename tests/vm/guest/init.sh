@@ -51,6 +51,15 @@ lvl=$($BB sed -n 's/.*sbxvm\.printk=\([0-9]\).*/\1/p' /proc/cmdline)
 echo "${lvl:-1}" >/proc/sys/kernel/printk
 $BB hostname sbxvm
 $BB ip link set lo up
+# Debian's kernel lets unprivileged processes make user namespaces unless
+# an administrator turns it off, as hardened hosts do: off here, so the
+# fork servers' namespaces (made by a server uid, zygote.c) must still come
+# up, and every warm suite below shows they do.
+userns=absent
+if [ -w /proc/sys/kernel/unprivileged_userns_clone ]; then
+	echo 0 >/proc/sys/kernel/unprivileged_userns_clone
+	read -r userns </proc/sys/kernel/unprivileged_userns_clone
+fi
 
 . /opt/sbx/config.sh
 # SBX_TIME_SCALE: how much slower than the host the guest runs. 4 under TCG
@@ -75,6 +84,7 @@ mounts() { $BB awk -v t="$1" '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(
 say INFO cgroup-mount "$(mounts cgroup2)"
 say INFO cgroup-v1-mounts "$(mounts cgroup | $BB wc -l)"
 say INFO root-controllers "$ctl"
+say INFO unprivileged-userns-clone "$userns"
 
 rc=0
 # Children run in the background and PID 1 waits: dash's wait reaps every
