@@ -4,6 +4,7 @@
 #include "common/protocol.h"
 
 #include "common/base64.h"
+#include "common/jsonmem.h"
 #include "common/protocol_priv.h"
 #include "common/text.h"
 
@@ -258,7 +259,15 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 	if (len > b->max_line)
 		return proto_fail(err, E_TOO_LARGE, "request of %zu bytes exceeds %zu", len,
 				  b->max_line);
-	json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+	bool over = false;
+	size_t budget = jsonmem_budget(len);
+	json_t *root = jsonmem_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &budget,
+				     &jerr, &over);
+	if (!root && over)
+		return proto_fail(err, E_TOO_LARGE,
+				  "request of %zu bytes: parsing its JSON would take more than %d "
+				  "bytes of memory a byte, plus %u MiB",
+				  len, JSONMEM_FACTOR, JSONMEM_FLOOR >> 20);
 	if (!root)
 		return proto_fail(err, E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column,
 				  jerr.text);

@@ -17,6 +17,7 @@
 
 #include "common/errfmt.h"
 #include "common/file.h"
+#include "common/jsonmem.h"
 #include "common/log.h"
 #include "common/numparse.h"
 #include "sandboxd/config.h"
@@ -304,6 +305,7 @@ int main(int argc, char **argv)
 {
 	static struct config cfg;
 	char pol[PATH_MAX], runner[PATH_MAX], warmlib[PATH_MAX], err[512];
+	jsonmem_init(); /* before any thread: jansson's allocator is global */
 	/* The CPUs this process may use (a cpuset-limited container has fewer
 	 * than the machine). */
 	cpu_set_t cpus;

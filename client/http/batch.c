@@ -14,6 +14,7 @@
 #include "client/http/http.h"
 #include "client/lib/sbx.h"
 #include "common/clock.h"
+#include "common/jsonmem.h"
 #include "common/protocol.h"
 
 #define BATCH_BUSY_WAIT_MS 100
@@ -38,12 +39,12 @@ struct batch {
 json_t *batch_parse(const char *body, size_t len, unsigned max, char *why, size_t wl)
 {
 	json_error_t je;
-	size_t i = 0;
+	size_t i = 0, budget = jsonmem_budget(len); /* shared by the body's lines */
 	while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
 		i++;
 	json_t *arr;
 	if (i < len && body[i] == '[') {
-		arr = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+		arr = jsonmem_loadb(body, len, JSON_REJECT_DUPLICATES, &budget, &je, NULL);
 		if (!json_is_array(arr)) {
 			snprintf(why, wl, "invalid JSON array: %s", je.text);
 			json_decref(arr);
@@ -58,8 +59,8 @@ json_t *batch_parse(const char *body, size_t len, unsigned max, char *why, size_
 			while (k < end && (body[k] == ' ' || body[k] == '\r' || body[k] == '\t'))
 				k++;
 			if (k < end) {
-				json_t *o =
-				    json_loadb(body + i, end - i, JSON_REJECT_DUPLICATES, &je);
+				json_t *o = jsonmem_loadb(body + i, end - i, JSON_REJECT_DUPLICATES,
+							  &budget, &je, NULL);
 				if (!o) {
 					snprintf(why, wl, "line %zu: invalid JSON: %s", line,
 						 je.text);

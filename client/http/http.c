@@ -12,6 +12,7 @@
 #include "client/http/http.h"
 #include "client/http/http_mhd.h"
 #include "common/clock.h"
+#include "common/jsonmem.h"
 #include "common/protocol.h"
 
 struct http_req {
@@ -265,7 +266,9 @@ static enum MHD_Result http_dispatch(struct MHD_Connection *c, const struct http
 		return rc;
 	}
 	json_error_t je;
-	json_t *body = json_loadb(q->body ? q->body : "", q->len, JSON_REJECT_DUPLICATES, &je);
+	size_t budget = jsonmem_budget(q->len);
+	json_t *body = jsonmem_loadb(q->body ? q->body : "", q->len, JSON_REJECT_DUPLICATES,
+				     &budget, &je, NULL);
 	if (!body) {
 		char m[256];
 		snprintf(m, sizeof m, "invalid JSON at line %d column %d: %s", je.line, je.column,

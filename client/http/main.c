@@ -18,6 +18,7 @@
 #include "client/http/http.h"
 #include "client/http/http_mhd.h"
 #include "client/lib/sbx.h"
+#include "common/jsonmem.h"
 #include "common/numparse.h"
 
 static void main_usage(FILE *f)
@@ -202,6 +203,7 @@ int main(int argc, char **argv)
 				  .batch_max = 10000,
 				  .batch_window = 32};
 	const char *tokens = NULL;
+	jsonmem_init(); /* before any thread: jansson's allocator is global */
 	if (main_flags(argc, argv, &cfg, &tokens) < 0)
 		return 2;
 	if (tokens && main_tokens(tokens, &cfg) < 0)

@@ -7,6 +7,7 @@
 
 #include "common/records.h"
 #include "common/clock.h"
+#include "common/jsonmem.h"
 #include "common/text.h"
 
 #include <stdio.h>
@@ -320,7 +321,9 @@ void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns)
 	bool parse = line && !f->done && memmem(line, len, f->key, strlen(f->key)) &&
 		     f->parse_ns < (uint64_t)REC_PARSE_CPU_MS * 1000000u;
 	uint64_t t0 = parse ? thread_cpu_ns() : 0;
-	json_t *o = parse ? json_loadb(line, len, JSON_REJECT_DUPLICATES, &je) : NULL;
+	size_t budget = jsonmem_budget(len);
+	json_t *o =
+	    parse ? jsonmem_loadb(line, len, JSON_REJECT_DUPLICATES, &budget, &je, NULL) : NULL;
 	const char *key = json_string_value(json_object_get(o, REC_F_KEY));
 	const char *type = json_string_value(json_object_get(o, REC_F_TYPE));
 	bool ok = false;

@@ -287,6 +287,27 @@ class Api(unittest.TestCase):
             r = self.post(path, b"\xff\xfe{}")
             self.assertEqual(r.status_code, 400)
 
+    def test_amplified_json_400(self):
+        # Just under the 1 MiB body limit, 349,000 empty objects: jansson
+        # builds about 60 bytes for each 3 of text, so parsing it whole took
+        # the front 64 MiB (an outside attack: 1.3 GB for 16 MiB). Refused
+        # once the parse has spent 8 bytes a byte plus 8 MiB.
+        def hwm_kib():
+            with open("/proc/%d/status" % self.st.front.pid) as f:
+                return int(next(ln for ln in f if ln.startswith("VmHWM:")).split()[1])
+        objs = b"{}," * 349000 + b"{}"
+        bodies = {"/v1/run": b'{"id": "a", "code": "pass", "junk": [' + objs + b"]}",
+                  "/run_code": b'{"code": "pass", "junk": [' + objs + b"]}",
+                  "/v1/batch": b"[" + objs + b"]"}
+        before = hwm_kib()
+        for path, body in bodies.items():
+            self.assertLess(len(body), 1 << 20)
+            r = self.post(path, body)
+            self.assertEqual(r.status_code, 400, path + ": " + r.text[:200])
+            self.assertIn("bytes of memory a byte", r.text, path)
+        grew = hwm_kib() - before
+        self.assertLess(grew, 40 * 1024, "the front's peak memory grew by %d KiB" % grew)
+
     def test_huge_body_413(self):
         big = json.dumps({"code": "x = '" + "a" * (2 << 20) + "'"})
         r = self.post("/run_code", big)
