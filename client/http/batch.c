@@ -18,6 +18,11 @@
 #include "common/protocol.h"
 
 #define BATCH_BUSY_WAIT_MS 100
+#define BATCH_SLICE_MS 250 /* how often a waiting batch looks at its client */
+
+/* A request is waiting (not sent yet, or answered busy), in the daemon, or
+ * done (its line written). */
+enum { B_WAITING, B_FLYING, B_DONE };
 
 struct batch {
 	const struct http_config *cfg;
@@ -25,15 +30,18 @@ struct batch {
 	json_t *ids;	 /* the clients' ids (or null), by index */
 	size_t n, next;	 /* count, next never sent */
 	size_t *retry;	 /* indexes answered busy, to send again */
-	char *answered;	 /* by index: its line was written */
+	char *state;	 /* by index: B_WAITING, B_FLYING or B_DONE */
 	long long *sent; /* by index: when it was (last) sent, for the latency */
 	size_t nretry;
 	size_t inflight, done;
 	struct sbx_conn *conn;
-	char *out; /* the line being written out */
+	struct up_client cl;	  /* asked between slices of a wait */
+	long long retry_until_ms; /* busy answers are retried until then */
+	const char *why;	  /* why the rest of the batch failed */
+	char *out;		  /* the line being written out */
 	size_t out_len, out_off;
 	char prefix[24];
-	bool failed;
+	bool failed, gone;
 };
 
 json_t *batch_parse(const char *body, size_t len, unsigned max, char *why, size_t wl)
@@ -96,7 +104,7 @@ static void batch_free(void *cls)
 	json_decref(b->reqs);
 	json_decref(b->ids);
 	free(b->retry);
-	free(b->answered);
+	free(b->state);
 	free(b->sent);
 	free(b->out);
 	free(b);
@@ -119,6 +127,7 @@ static int batch_send(struct batch *b, size_t i)
 	if (sbx_submit(b->conn, json_array_get(b->reqs, i), err, sizeof err) < 0)
 		return -1;
 	b->inflight++;
+	b->state[i] = B_FLYING;
 	b->sent[i] = (long long)clock_mono_ns();
 	return 0;
 }
@@ -129,7 +138,7 @@ static void batch_line(struct batch *b, json_t *resp, long i)
 {
 	if (i >= 0) {
 		json_object_set(resp, F_ID, json_array_get(b->ids, (size_t)i));
-		b->answered[i] = 1;
+		b->state[i] = B_DONE;
 	}
 	free(b->out);
 	b->out = json_dumps(resp, JSON_COMPACT);
@@ -137,46 +146,91 @@ static void batch_line(struct batch *b, json_t *resp, long i)
 	b->out_off = 0;
 }
 
-/* Waits for the next result and makes it the line to write; false when the
- * daemon is gone (the rest of the batch then gets error lines). */
-static bool batch_step(struct batch *b)
+/* The next answer, waited for in slices, asking between them whether the
+ * client hung up: then the daemon connection is dropped (batch_free), which
+ * cancels what the batch still has queued or running. */
+static json_t *batch_next(struct batch *b)
 {
 	char err[256];
-	while (b->next < b->n && b->inflight < b->cfg->batch_window) {
-		if (batch_send(b, b->next) < 0)
-			return false;
-		b->next++;
-	}
-	if (b->nretry && b->inflight < b->cfg->batch_window) {
-		/* One wait for all that were busy, then they go again. */
-		struct timespec ts = {0, BATCH_BUSY_WAIT_MS * 1000000L};
-		nanosleep(&ts, NULL);
-	}
-	while (b->nretry && b->inflight < b->cfg->batch_window)
-		if (batch_send(b, b->retry[--b->nretry]) < 0)
-			return false;
+	long long deadline = (long long)clock_mono_ms() + b->cfg->job_timeout_ms;
 	for (;;) {
-		json_t *resp = sbx_next(b->conn, b->cfg->job_timeout_ms, err, sizeof err);
-		if (!resp)
-			return false;
-		b->inflight--;
-		long i = batch_index(b, json_string_value(json_object_get(resp, F_ID)));
-		const char *code = json_string_value(
-		    json_object_get(json_object_get(resp, R_ERROR), R_ERROR_CODE));
-		if (i >= 0 && code && strcmp(code, proto_errcode_name(E_BUSY)) == 0) {
-			metrics_busy();
-			b->retry[b->nretry++] = (size_t)i;
-			json_decref(resp);
-			if (b->inflight == 0)
-				return batch_step(b);
-			continue;
+		long long left = deadline - (long long)clock_mono_ms();
+		int slice = left < BATCH_SLICE_MS ? (int)(left > 0 ? left : 0) : BATCH_SLICE_MS;
+		json_t *r = sbx_next(b->conn, slice, err, sizeof err);
+		if (r || !strstr(err, "timed out") || left <= BATCH_SLICE_MS)
+			return r;
+		if (b->cl.gone && b->cl.gone(b->cl.ctx)) {
+			b->why = "the client went away";
+			b->gone = true;
+			return NULL;
 		}
-		if (i >= 0)
+	}
+}
+
+/* Waits for the next result and makes it the line to write; false when the
+ * batch cannot go on (the rest of it then gets error lines, b->why). A loop,
+ * not a recursion: a client that keeps its own queue full has its batch
+ * answered busy for as long as it likes, and each round used to take a
+ * stack frame until the front crashed. */
+static bool batch_step(struct batch *b)
+{
+	for (;;) {
+		while (b->next < b->n && b->inflight < b->cfg->batch_window) {
+			if (batch_send(b, b->next) < 0)
+				return false;
+			b->next++;
+		}
+		if (b->nretry && b->inflight < b->cfg->batch_window) {
+			if ((long long)clock_mono_ms() > b->retry_until_ms) {
+				b->why = "sandboxd stayed busy for a whole job timeout";
+				return false;
+			}
+			/* One wait for all that were busy, then they go again. */
+			struct timespec ts = {0, BATCH_BUSY_WAIT_MS * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+		while (b->nretry && b->inflight < b->cfg->batch_window)
+			if (batch_send(b, b->retry[--b->nretry]) < 0)
+				return false;
+		for (;;) {
+			json_t *resp = batch_next(b);
+			if (!resp)
+				return false;
+			b->inflight--;
+			const char *code = json_string_value(
+			    json_object_get(json_object_get(resp, R_ERROR), R_ERROR_CODE));
+			bool busy = code && strcmp(code, proto_errcode_name(E_BUSY)) == 0;
+			long i = batch_index(b, json_string_value(json_object_get(resp, F_ID)));
+			/* A busy without an id is for a line the daemon dropped unread:
+			 * whose it is, is known only when one request was in flight. */
+			for (size_t k = 0; i < 0 && busy && b->inflight == 0 && k < b->n; k++)
+				if (b->state[k] == B_FLYING)
+					i = (long)k;
+			if (i < 0 || b->state[i] != B_FLYING) {
+				/* Any other answer the front cannot name leaves some
+				 * request unanswered: never a line of its own (a client
+				 * counting lines would miss the lost one), the rest of
+				 * the batch fails instead. */
+				json_decref(resp);
+				b->why = "sandboxd answered a request the front cannot name";
+				return false;
+			}
+			if (busy) {
+				b->state[i] = B_WAITING;
+				metrics_busy();
+				b->retry[b->nretry++] = (size_t)i;
+				json_decref(resp);
+				if (b->inflight == 0)
+					break; /* all that were sent came back: send again */
+				continue;
+			}
 			metrics_job(resp, (double)((long long)clock_mono_ns() - b->sent[i]) / 1e9);
-		batch_line(b, resp, i);
-		json_decref(resp);
-		b->done++;
-		return true;
+			batch_line(b, resp, i);
+			json_decref(resp);
+			b->done++;
+			b->retry_until_ms = (long long)clock_mono_ms() + b->cfg->job_timeout_ms;
+			return true;
+		}
 	}
 }
 
@@ -187,15 +241,19 @@ static ssize_t batch_read(void *cls, uint64_t pos, char *buf, size_t max)
 	if (b->out_off == b->out_len) {
 		if (b->done == b->n)
 			return MHD_CONTENT_READER_END_OF_STREAM;
-		if (b->failed || !batch_step(b)) {
-			/* The daemon is gone: the unanswered requests get an error line
-			 * each, so the client knows which ones to send again. */
+		bool ok = !b->failed && batch_step(b);
+		if (!ok && b->gone)
+			return MHD_CONTENT_READER_END_WITH_ERROR; /* nobody to write to */
+		if (!ok) {
+			/* The batch cannot go on: the unanswered requests get an error
+			 * line each, so the client knows which ones to send again. */
 			b->failed = true;
-			json_t *e = json_pack("{s:n,s:{s:s,s:s}}", F_ID, R_ERROR, R_ERROR_CODE,
-					      proto_errcode_name(E_INTERNAL), R_ERROR_MESSAGE,
-					      "sandboxd-http lost the daemon connection");
+			json_t *e =
+			    json_pack("{s:n,s:{s:s,s:s}}", F_ID, R_ERROR, R_ERROR_CODE,
+				      proto_errcode_name(E_INTERNAL), R_ERROR_MESSAGE,
+				      b->why ? b->why : "sandboxd-http lost the daemon connection");
 			size_t i = 0;
-			while (i < b->n && b->answered[i])
+			while (i < b->n && b->state[i] == B_DONE)
 				i++;
 			batch_line(b, e, i < b->n ? (long)i : -1);
 			json_decref(e);
@@ -212,7 +270,8 @@ static ssize_t batch_read(void *cls, uint64_t pos, char *buf, size_t max)
 }
 
 struct MHD_Response *batch_response(const struct http_config *cfg, const char *body, size_t len,
-				    const char *tenant, unsigned *status, char *why, size_t wl)
+				    const char *tenant, const struct up_client *cl,
+				    unsigned *status, char *why, size_t wl)
 {
 	*status = 400;
 	json_t *reqs = batch_parse(body, len, cfg->batch_max, why, wl);
@@ -225,11 +284,13 @@ struct MHD_Response *batch_response(const struct http_config *cfg, const char *b
 		return NULL;
 	}
 	b->cfg = cfg;
+	b->cl = *cl;
+	b->retry_until_ms = (long long)clock_mono_ms() + cfg->job_timeout_ms;
 	b->reqs = reqs;
 	b->n = json_array_size(reqs);
 	b->ids = json_array();
 	b->retry = calloc(b->n, sizeof *b->retry);
-	b->answered = calloc(b->n, 1);
+	b->state = calloc(b->n, 1);
 	b->sent = calloc(b->n, sizeof *b->sent);
 	up_new_id(b->prefix, sizeof b->prefix);
 	for (size_t i = 0; i < b->n; i++) {
@@ -242,7 +303,7 @@ struct MHD_Response *batch_response(const struct http_config *cfg, const char *b
 		up_set_tenant(r, tenant);
 	}
 	char err[256];
-	bool mem = b->retry && b->answered && b->sent && b->ids;
+	bool mem = b->retry && b->state && b->sent && b->ids;
 	if (mem)
 		b->conn = up_take(err, sizeof err);
 	if (!b->conn) {

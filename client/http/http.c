@@ -252,8 +252,9 @@ static enum MHD_Result http_dispatch(struct MHD_Connection *c, const struct http
 	if (strcmp(url, "/v1/batch") == 0) {
 		char why[256];
 		unsigned st;
+		struct up_client cl = {http_gone, c};
 		struct MHD_Response *r = batch_response(cfg, q->body ? q->body : "", q->len, tenant,
-							&st, why, sizeof why);
+							&cl, &st, why, sizeof why);
 		if (!r)
 			return http_json(
 			    c, url, st,

@@ -75,7 +75,8 @@ const struct http_token *http_auth(const struct http_config *cfg, const char *he
 /* batch.c: POST /v1/batch, streamed. Returns an MHD response or NULL. */
 struct MHD_Response;
 struct MHD_Response *batch_response(const struct http_config *cfg, const char *body, size_t len,
-				    const char *tenant, unsigned *status, char *why, size_t whylen);
+				    const char *tenant, const struct up_client *cl,
+				    unsigned *status, char *why, size_t whylen);
 /* Splits a batch body (a JSON array, or one JSON object per line) into
  * requests; NULL with why. Exposed for the tests. */
 json_t *batch_parse(const char *body, size_t len, unsigned max, char *why, size_t whylen);

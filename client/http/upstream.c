@@ -46,6 +46,13 @@ void up_new_id(char *out, size_t len)
 static struct sbx_conn *up_connect(char *err, size_t errlen)
 {
 	struct sbx_conn *c = sbx_connect(g_cfg->socket, err, errlen);
+	if (!c) {
+		/* The reason names the socket's path on this host: it goes to
+		 * the front's log, a client is told only that (an outside
+		 * attack read the path in a 502). */
+		fprintf(stderr, "sandboxd-http: %s\n", err);
+		snprintf(err, errlen, "cannot reach sandboxd (the front's log says why)");
+	}
 	if (c) {
 		struct sbx_retry never = {
 		    .base_ms = SBX_RETRY_BASE_MS, .max_ms = SBX_RETRY_MAX_MS, .total_ms = 0};

@@ -19,6 +19,7 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -33,10 +34,50 @@ def front_uid():
     return pwd.getpwnam(FRONT_USER).pw_uid, pwd.getpwnam(FRONT_USER).pw_gid
 
 
-class Stack:
-    """sandboxd + sandboxd-http. daemon_args/front_args: extra flags."""
+class FakeDaemon:
+    """A Unix socket that answers like a daemon would not: each request line
+    (a dict) gets the lines answer(request) returns (dicts, in order), so
+    that the front's handling of answers the real daemon sends only under
+    load can be tested exactly. A ping is answered as a ping."""
 
-    def __init__(self, daemon_args=(), front_args=(), tokens=None, workers=2):
+    def __init__(self, path, answer):
+        self.answer = answer
+        self.srv = socket.socket(socket.AF_UNIX)
+        self.srv.bind(path)
+        os.chmod(path, 0o777)
+        self.srv.listen(64)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        with c, c.makefile("rb") as f:
+            for line in f:
+                req = json.loads(line)
+                if req.get("op") == "ping":
+                    out = [{"id": req.get("id"), "version": "fake", "workers": 1}]
+                else:
+                    out = self.answer(req)
+                try:
+                    c.sendall(b"".join(json.dumps(o).encode() + b"\n" for o in out))
+                except OSError:
+                    return
+
+    def close(self):
+        self.srv.close()
+
+
+class Stack:
+    """sandboxd + sandboxd-http. daemon_args/front_args: extra flags; fake:
+    an answer function for a FakeDaemon in place of sandboxd."""
+
+    def __init__(self, daemon_args=(), front_args=(), tokens=None, workers=2, fake=None):
         self.dir = tempfile.mkdtemp(prefix="sbx-http.")
         os.chmod(self.dir, 0o755)
         self.sock = os.path.join(self.dir, "sock")
@@ -44,7 +85,8 @@ class Stack:
         # the scheme of tests/helpers/daemon.c: unique to this process
         base = 200000 + (os.getpid() % 100000) * 512
         self.daemon_log = open(os.path.join(self.dir, "daemon.log"), "w+")
-        self.daemon = subprocess.Popen(
+        self.fake = FakeDaemon(self.sock, fake) if fake else None
+        self.daemon = None if fake else subprocess.Popen(
             [os.path.join(BUILD, "sandboxd"), "--socket", self.sock, "--state-dir",
              os.path.join(self.dir, "state"), "--workers", str(workers), "--uid-base",
              str(base), "--allow-gid", str(gid), "--trust-uid", str(uid)] + list(daemon_args),
@@ -79,7 +121,7 @@ class Stack:
                         return
                 except OSError:
                     pass
-            if self.daemon.poll() is not None:
+            if self.daemon and self.daemon.poll() is not None:
                 break
             time.sleep(0.05)
         self.close()
@@ -122,6 +164,8 @@ class Stack:
                     p.kill()
                     p.wait()
         front = getattr(self, "front", None)
+        if self.fake:
+            self.fake.close()
         if front is not None:
             text = self.front_text()
             if front.returncode != 0:

@@ -390,6 +390,27 @@ class Api(unittest.TestCase):
         self.assertEqual(ping()["running"], 0)
         self.assertLess(time.time() - t0, 3, "the abandoned jobs kept their workers")
 
+    def test_batch_disconnect_cancels_jobs(self):
+        # The same for a batch: it waits in slices and asks whether its
+        # client is still there; its jobs ran to their end before (an
+        # outside attack: 28 s of workers after the hang-up).
+        batch = json.dumps([{"id": str(i), "code": "import time\ntime.sleep(8)"}
+                            for i in range(2)]).encode()
+        s = socket.create_connection(("127.0.0.1", self.st.port), timeout=10)
+        s.sendall(b"POST /v1/batch HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                  + TOKEN.encode() + b"\r\nContent-Length: %d\r\n\r\n" % len(batch) + batch)
+        ping = lambda: self.s.get(self.st.url + "/v1/ping", timeout=10).json()  # noqa: E731
+        deadline = time.time() + 5
+        while ping()["running"] < 2 and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(ping()["running"], 2, "the batch's jobs never started")
+        s.close()
+        t0 = time.time()
+        while ping()["running"] and time.time() - t0 < 6:
+            time.sleep(0.1)
+        self.assertEqual(ping()["running"], 0)
+        self.assertLess(time.time() - t0, 3, "the abandoned batch kept its workers")
+
     def test_keep_alive(self):
         one = json.dumps({"code": "print(1)"}).encode()
         req = (b"POST /run_code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN.encode()
@@ -413,6 +434,74 @@ class Api(unittest.TestCase):
             self.assertEqual(json.loads(rest[:n])["status"], "Success")
             buf = rest[n:]
         s.close()
+
+
+
+class FakeDaemon(unittest.TestCase):
+    """The front against a daemon that answers what the real one does only
+    under load (a busy without an id is for a line it dropped unread:
+    buffers full), or that is gone."""
+
+    def stack(self, answer):
+        need()
+        st = Stack(tokens=[(TOKEN, "alice")], fake=answer)
+        self.addCleanup(lambda: self.assertEqual(st.close(), ""))
+        return st
+
+    def batch(self, st, n):
+        body = "\n".join(json.dumps({"id": "r%d" % i, "code": "c%d" % i}) for i in range(n))
+        r = requests.post(st.url + "/v1/batch", data=body, timeout=30,
+                          headers={"Authorization": "Bearer " + TOKEN})
+        self.assertEqual(r.status_code, 200, r.text)
+        return [json.loads(ln) for ln in r.text.splitlines()]
+
+    def test_busy_without_id_is_no_line(self):
+        # Three in flight, the first answered busy without an id: which
+        # request it was is unknown. It was a line of its own, and one
+        # request was never answered (an outside attack); now every request
+        # gets exactly one line, none of them busy.
+        seen = []
+
+        def answer(req):
+            seen.append(req["id"])
+            if len(seen) == 1:
+                return [{"error": {"code": "busy", "message": "buffers full"}}]
+            return [{"id": req["id"], "verdict": "pass"}]
+        lines = self.batch(self.stack(answer), 3)
+        self.assertEqual(sorted(str(ln.get("id")) for ln in lines), ["r0", "r1", "r2"], lines)
+        for ln in lines:
+            self.assertNotEqual((ln.get("error") or {}).get("code"), "busy", lines)
+
+    def test_busy_without_id_one_in_flight_is_retried(self):
+        # With one request in flight, such a busy can only be its own.
+        seen = []
+
+        def answer(req):
+            seen.append(req["id"])
+            if len(seen) == 1:
+                return [{"error": {"code": "busy", "message": "buffers full"}}]
+            return [{"id": req["id"], "verdict": "pass"}]
+        lines = self.batch(self.stack(answer), 1)
+        self.assertEqual(lines, [{"id": "r0", "verdict": "pass"}])
+        self.assertEqual(len(seen), 2)
+
+    def test_502_names_no_host_path(self):
+        # The daemon gone: the client learns that, not where its socket is
+        # on this host (an outside attack read the path in a 502).
+        st = self.stack(lambda req: [])
+        st.fake.close()
+        os.unlink(st.sock)
+        auth = {"Authorization": "Bearer " + TOKEN}
+        for path, body in (("/v1/run", {"id": "a", "code": "pass"}),
+                           ("/run_code", {"code": "pass"}), ("/v1/batch", [{"code": "pass"}])):
+            r = requests.post(st.url + path, data=json.dumps(body), headers=auth, timeout=30)
+            self.assertEqual(r.status_code, 502, path)
+            self.assertIn("cannot reach sandboxd", r.text, path)
+            self.assertNotIn(st.dir, r.text, path)
+        r = requests.get(st.url + "/v1/ping", headers=auth, timeout=30)
+        self.assertEqual(r.status_code, 502)
+        self.assertNotIn(st.dir, r.text)
+        self.assertIn(st.sock, st.front_text(), "the front's log names the socket")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,14 @@ sys.dont_write_bytecode = True  # noqa: E402
 import concurrent.futures as cf  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import unittest  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import http_support  # noqa: E402
 from http_support import Stack, humaneval, new_token  # noqa: E402
 
 try:
@@ -210,6 +213,45 @@ class Busy(unittest.TestCase):
         finally:
             bad = st.close()
         self.assertEqual(bad, "")
+
+
+class BusyForever(unittest.TestCase):
+    def test_batch_busy_for_long_keeps_the_front(self):
+        # A client keeps its own queue full, so its batch is answered busy
+        # round after round. Each round took a stack frame (a recursion) and
+        # the front crashed, every client's connection with it (an outside
+        # attack: 38 min on an 8 MiB stack). A fake daemon answers busy for
+        # 20 s to a front started with a 64 KiB stack, where the recursion
+        # crashed after 15 s; the batch must end with its answer.
+        need()
+        token = new_token()
+        until = time.time() + 20
+
+        def answer(req):
+            if time.time() < until:
+                return [{"id": req["id"], "error": {"code": "busy", "message": "full"}}]
+            return [{"id": req["id"], "verdict": "pass"}]
+        popen = subprocess.Popen
+
+        def small_stack(args, **kw):
+            if args[0] == http_support.FRONT:
+                kw["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_STACK,
+                                                              (64 << 10, 64 << 10))
+            return popen(args, **kw)
+        http_support.subprocess.Popen = small_stack
+        try:
+            st = Stack(tokens=[(token, "alice")], fake=answer)
+        finally:
+            http_support.subprocess.Popen = popen
+        try:
+            r = requests.post(st.url + "/v1/batch", data=json.dumps({"id": "a", "code": "x"}),
+                              headers={"Authorization": "Bearer " + token}, timeout=60)
+            self.assertEqual(r.status_code, 200)
+            self.assertEqual([json.loads(ln) for ln in r.text.splitlines()],
+                             [{"id": "a", "verdict": "pass"}])
+            self.assertTrue(st.front_alive())
+        finally:
+            self.assertEqual(st.close(), "")
 
 
 if __name__ == "__main__":
