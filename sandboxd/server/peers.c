@@ -228,6 +228,15 @@ enum proto_errcode peers_push_error(const struct config *c, int rc, const struct
 		       c->max_queued_per_peer);
 		peers_note(msg);
 		return E_BUSY;
+	case RUNQ_PEER_BYTES:
+		errfmt(msg, len,
+		       "uid %u%s%.64s%s has requests waiting that hold half of the %zu MiB "
+		       "they may hold together (--buffer-budget-mb); retry later",
+		       (unsigned)j->uid, j->req.tenant ? " tenant \"" : "",
+		       j->req.tenant ? j->req.tenant : "", j->req.tenant ? "\"" : "",
+		       c->buffer_budget >> 20);
+		peers_note(msg);
+		return E_BUSY;
 	case RUNQ_TOO_BIG:
 		errfmt(msg, len, "the job needs more than the whole --memory-budget");
 		return E_BAD_LIMITS;

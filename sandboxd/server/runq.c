@@ -22,6 +22,7 @@ struct runq_peer {
 	char tenant[PROTO_TENANT_MAX + 1];
 	struct job *head, *tail; /* waiting, FIFO */
 	size_t queued;		 /* head..tail, plus its job picked and waiting for memory */
+	size_t bytes;		 /* the request bytes of those */
 	size_t running;
 	uint64_t served; /* the pick that last took one of its jobs; 0: none yet */
 	bool active;	 /* in the active list */
@@ -197,6 +198,7 @@ static void runq_free_waiting(struct runq *q, void (*each)(const struct job *j, 
 		if (each)
 			each(q->picked, ctx);
 		q->picked->peer->queued--;
+		q->picked->peer->bytes -= q->picked->bytes;
 		job_free(q->picked);
 		q->picked = NULL;
 	}
@@ -210,7 +212,7 @@ static void runq_free_waiting(struct runq *q, void (*each)(const struct job *j, 
 			job_free(j);
 		}
 		p->head = p->tail = NULL;
-		p->queued = 0;
+		p->queued = p->bytes = 0;
 		runq_active_del(q, p);
 		runq_peer_put(q, p);
 	}
@@ -248,6 +250,12 @@ int runq_push(struct runq *q, struct job *j)
 		rc = RUNQ_NOMEM;
 	else if (q->lim.per_peer && p->queued >= q->lim.per_peer)
 		rc = RUNQ_PEER_FULL;
+	/* Half the bytes for one peer, as half the jobs: a peer queueing large
+	 * requests filled the whole budget and every other peer was told busy
+	 * (an outside attack, through the HTTP front). Its first request
+	 * always fits its share. */
+	else if (q->lim.bytes && p->queued && p->bytes + j->bytes > q->lim.bytes / 2)
+		rc = RUNQ_PEER_BYTES;
 	if (rc == RUNQ_OK) {
 		j->peer = p;
 		j->next = NULL;
@@ -257,6 +265,7 @@ int runq_push(struct runq *q, struct job *j)
 			p->head = j;
 		p->tail = j;
 		p->queued++;
+		p->bytes += j->bytes;
 		q->queued++;
 		q->queued_bytes += j->bytes;
 		if (!p->active)
@@ -295,6 +304,7 @@ struct job *runq_pop_until(struct runq *q, int ms, bool ready, bool *timed_out)
 			j = q->picked;
 			q->picked = NULL;
 			j->peer->queued--;
+			j->peer->bytes -= j->bytes;
 			j->peer->running++;
 			q->queued--;
 			q->queued_bytes -= j->bytes;
@@ -347,6 +357,7 @@ static void runq_cancel_peer(struct runq *q, struct runq_peer *p, uint64_t conn_
 		if (j->conn_id == conn_id) {
 			*pp = j->next;
 			p->queued--;
+			p->bytes -= j->bytes;
 			q->queued--;
 			q->queued_bytes -= j->bytes;
 			job_free(j);
@@ -364,6 +375,7 @@ void runq_cancel_conn(struct runq *q, uint64_t conn_id)
 	if (q->picked && q->picked->conn_id == conn_id) {
 		struct runq_peer *p = q->picked->peer;
 		q->queued_bytes -= q->picked->bytes;
+		p->bytes -= q->picked->bytes;
 		job_free(q->picked);
 		q->picked = NULL;
 		p->queued--;

@@ -52,6 +52,7 @@ enum runq_push_result {
 	RUNQ_PEER_FULL = -2, /* this peer has per_peer jobs waiting */
 	RUNQ_TOO_BIG = -3,   /* memory_mb above the whole budget: it could never start */
 	RUNQ_NOMEM = -4,
+	RUNQ_PEER_BYTES = -5, /* this peer's waiting requests hold half of bytes */
 };
 
 struct runq *runq_new(const struct runq_limits *lim);

@@ -422,9 +422,9 @@ START_TEST(test_ready_worker_first)
 END_TEST
 
 /* A job of this many request bytes for conn (uid 1000). */
-static int push_bytes(struct runq *q, uint64_t conn, size_t bytes, const char *id)
+static int push_bytes(struct runq *q, uint64_t conn, uid_t uid, size_t bytes, const char *id)
 {
-	struct job *j = mk(conn, 1000, NULL, 1, id);
+	struct job *j = mk(conn, uid, NULL, 1, id);
 	j->bytes = bytes;
 	int rc = runq_push(q, j);
 	if (rc != RUNQ_OK)
@@ -439,25 +439,56 @@ START_TEST(test_waiting_bytes_bounded)
 	struct runq_limits lim = {.capacity = 100, .bytes = 1000};
 	struct runq *q = runq_new(&lim);
 	ck_assert_ptr_nonnull(q);
-	ck_assert_int_eq(push_bytes(q, 1, 600, "a"), RUNQ_OK);
-	ck_assert_int_eq(push_bytes(q, 1, 500, "b"), RUNQ_FULL);
-	ck_assert_int_eq(push_bytes(q, 1, 400, "c"), RUNQ_OK); /* exactly 1000 */
-	ck_assert_int_eq(push_bytes(q, 1, 1, "d"), RUNQ_FULL);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 600, "a"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1001, 500, "b"), RUNQ_FULL);
+	ck_assert_int_eq(push_bytes(q, 1, 1001, 400, "c"), RUNQ_OK); /* exactly 1000 */
+	ck_assert_int_eq(push_bytes(q, 1, 1002, 1, "d"), RUNQ_FULL);
 	/* A job taken by a worker gives its bytes back. */
 	struct job *a;
 	ck_assert_str_eq(pop_id(q, true, &a), "a");
-	ck_assert_int_eq(push_bytes(q, 2, 500, "e"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 2, 1002, 500, "e"), RUNQ_OK);
 	/* So does a cancelled one (its client left). */
 	runq_cancel_conn(q, 2);
-	ck_assert_int_eq(push_bytes(q, 1, 600, "f"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 600, "f"), RUNQ_OK);
 	finish(q, a);
 	ck_assert_str_eq(pop_id(q, false, NULL), "c");
 	ck_assert_str_eq(pop_id(q, false, NULL), "f");
 	/* Any request fits an empty queue, however large. */
-	ck_assert_int_eq(push_bytes(q, 1, 5000, "big"), RUNQ_OK);
-	ck_assert_int_eq(push_bytes(q, 1, 1, "small"), RUNQ_FULL);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 5000, "big"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1001, 1, "small"), RUNQ_FULL);
 	ck_assert_str_eq(pop_id(q, false, NULL), "big");
-	ck_assert_int_eq(push_bytes(q, 1, 1000, "g"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 1000, "g"), RUNQ_OK);
+	drain(q);
+}
+END_TEST
+
+/* One peer's waiting requests hold at most half of the bytes, as it may
+ * have at most half of the jobs: one that queued large requests told every
+ * other peer busy (an outside attack, through the HTTP front). Its first
+ * request always fits its share. */
+START_TEST(test_peer_bytes_half)
+{
+	struct runq_limits lim = {.capacity = 100, .bytes = 1000};
+	struct runq *q = runq_new(&lim);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 300, "a1"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 200, "a2"), RUNQ_OK); /* exactly half */
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 1, "a3"), RUNQ_PEER_BYTES);
+	/* The other half is another peer's. */
+	ck_assert_int_eq(push_bytes(q, 2, 1001, 400, "b1"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 2, 1001, 100, "b2"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 3, 1002, 1, "c1"), RUNQ_FULL);
+	/* A job taken gives its peer's share back. */
+	struct job *a;
+	ck_assert_str_eq(pop_id(q, true, &a), "a1");
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 300, "a3"), RUNQ_OK);
+	finish(q, a);
+	drain(q);
+	/* Alone, a peer's first request may hold more than half. */
+	q = runq_new(&lim);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 900, "big"), RUNQ_OK);
+	ck_assert_int_eq(push_bytes(q, 1, 1000, 1, "more"), RUNQ_PEER_BYTES);
 	drain(q);
 }
 END_TEST
@@ -480,6 +511,7 @@ static Suite *runq_suite(void)
 	tcase_add_test(t, test_cancel_conn_everywhere);
 	tcase_add_test(t, test_shutdown_tells_everyone);
 	tcase_add_test(t, test_waiting_bytes_bounded);
+	tcase_add_test(t, test_peer_bytes_half);
 	tcase_add_test(t, test_ready_worker_first);
 	return s;
 }
