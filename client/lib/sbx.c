@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #define MAX_RESPONSE (1u << 30)
-#define SUBMIT_FAILED_READ_MS 100 /* what a closed connection still holds is there at once */
+#define SBX_BUF_KEEP ((size_t)65536) /* a connection's buffer between large answers */
+#define SUBMIT_FAILED_READ_MS 100    /* what a closed connection still holds is there at once */
 
 struct sbx_conn {
 	int fd;
@@ -33,6 +34,11 @@ struct sbx_conn {
 	uint64_t rng; /* xorshift64 state for the delays' jitter */
 	unsigned long retries;
 };
+
+size_t sbx_buffer_size(const struct sbx_conn *c)
+{
+	return c->cap;
+}
 
 void sbx_retry_default(struct sbx_retry *r)
 {
@@ -181,13 +187,25 @@ static json_t *read_line(struct sbx_conn *c, long long until_ms, enum rl_status 
 			json_t *o = json_loadb(c->buf, n, JSON_ALLOW_NUL, &je);
 			memmove(c->buf, nl + 1, c->len - n - 1);
 			c->len -= n + 1;
+			/* A large response grew the buffer: give it back once what
+			 * is left fits the first size, so a connection kept for
+			 * later (the HTTP front's pool holds 64) holds 64 KiB, not
+			 * its largest answer (an outside attack: 1.99 GB left in
+			 * the front's pool). */
+			if (c->cap > SBX_BUF_KEEP && c->len <= SBX_BUF_KEEP) {
+				char *nb = realloc(c->buf, SBX_BUF_KEEP);
+				if (nb) {
+					c->buf = nb;
+					c->cap = SBX_BUF_KEEP;
+				}
+			}
 			if (!o)
 				errfmt(err, errlen, "bad response from sandboxd: %s", je.text);
 			*st = o ? RL_OK : RL_BAD;
 			return o;
 		}
 		if (c->len == c->cap) {
-			size_t ncap = c->cap ? c->cap * 2 : 65536;
+			size_t ncap = c->cap ? c->cap * 2 : SBX_BUF_KEEP;
 			char *nb = ncap <= MAX_RESPONSE ? realloc(c->buf, ncap) : NULL;
 			if (!nb) {
 				errfmt(err, errlen, "response too large");

@@ -48,6 +48,9 @@ const char *sbx_default_socket(void);
 /* NULL on failure, with a message naming the socket in err. */
 struct sbx_conn *sbx_connect(const char *path, char *err, size_t errlen);
 void sbx_close(struct sbx_conn *c);
+/* The bytes the connection's read buffer has allocated: grown for a large
+ * answer, given back to 64 KiB once it is read. */
+size_t sbx_buffer_size(const struct sbx_conn *c);
 /* Sends one request (a JSON object with a string "id"). 0 or -1. A copy is
  * kept until its response arrives, to send it again when it is refused
  * `busy` (see struct sbx_retry); the caller may change or free req. */

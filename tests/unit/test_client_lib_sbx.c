@@ -122,7 +122,8 @@ END_TEST
  * Each request's "code" says how to answer: "busy N" (busy with the id for
  * its first N arrivals, then a result), "noid N" (the same without an id),
  * "error" (bad_request, with the id), "hold" (no answer until the next
- * request's). Every line received is kept, to compare the bytes. */
+ * request's), "big N" (a result with N KiB of stdout). Every line received
+ * is kept, to compare the bytes. */
 struct fake {
 	char path[108];
 	int lfd;
@@ -139,6 +140,8 @@ static int fake_seen(const struct fake *f, const char *line)
 	return n;
 }
 
+static int write_all(int fd, const char *p, size_t n);
+
 static void fake_answer(int fd, const struct fake *f, const char *line, char **held)
 {
 	json_t *req = json_loads(line, 0, NULL);
@@ -146,6 +149,18 @@ static void fake_answer(int fd, const struct fake *f, const char *line, char **h
 	const char *code = json_string_value(json_object_get(req, "code"));
 	int n = 0;
 	char out[512];
+	if (code && sscanf(code, "big %d", &n) == 1) {
+		size_t len = (size_t)n << 10;
+		char *big = malloc(len + 128);
+		ck_assert_ptr_nonnull(big);
+		int h = snprintf(big, 128, "{\"id\":\"%s\",\"stdout\":\"", id);
+		memset(big + h, 'x', len);
+		memcpy(big + h + len, "\"}\n", 3);
+		ck_assert(write_all(fd, big, (size_t)h + len + 3) == 0);
+		free(big);
+		json_decref(req);
+		return;
+	}
 	if (code && (sscanf(code, "busy %d", &n) == 1 || sscanf(code, "noid %d", &n) == 1) &&
 	    fake_seen(f, line) <= n)
 		snprintf(out, sizeof out, "{\"id\":%s%s%s,\"error\":{\"code\":\"busy\"}}\n",
@@ -168,6 +183,18 @@ static void fake_answer(int fd, const struct fake *f, const char *line, char **h
 		}
 	}
 	json_decref(req);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 static void *fake_main(void *arg)
@@ -235,6 +262,28 @@ static const char *err_code(const json_t *o)
 }
 
 static const struct sbx_retry QUICK = {.base_ms = 2, .max_ms = 20, .total_ms = 5000};
+
+/* A connection kept for later holds 64 KiB, not its largest answer. */
+START_TEST(test_buffer_given_back)
+{
+	struct fake f;
+	struct sbx_conn *c = fake_start(&f, &QUICK);
+	char err[256];
+	json_t *r = req("a", "big 4096"), *o = sbx_call(c, r, 5000, err, sizeof err);
+	ck_assert_msg(o, "%s", err);
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(o, "stdout"))), 4096u << 10);
+	ck_assert_uint_le(sbx_buffer_size(c), 65536);
+	json_decref(o);
+	json_decref(r);
+	r = req("b", "small");
+	o = sbx_call(c, r, 5000, err, sizeof err);
+	ck_assert_msg(o, "%s", err);
+	ck_assert_uint_le(sbx_buffer_size(c), 65536);
+	json_decref(o);
+	json_decref(r);
+	fake_end(&f, c);
+}
+END_TEST
 
 START_TEST(test_busy_resent_same_bytes)
 {
@@ -375,6 +424,7 @@ static Suite *sbx_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("fake_daemon");
 	tcase_set_timeout(t, 30);
+	tcase_add_test(t, test_buffer_given_back);
 	tcase_add_test(t, test_busy_resent_same_bytes);
 	tcase_add_test(t, test_other_errors_not_retried);
 	tcase_add_test(t, test_total_bound_then_busy);
