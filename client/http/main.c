@@ -27,7 +27,8 @@ static void main_usage(FILE *f)
 	    f,
 	    "usage: sandboxd-http [--listen HOST:PORT] [--socket PATH] [--token-file FILE]\n"
 	    "                     [--user NAME] [--max-body-mb N] [--max-connections N]\n"
-	    "                     [--timeout-s N] [--batch-max N] [--batch-window N]\n"
+	    "                     [--timeout-s N] [--job-timeout-s N] [--batch-max N]\n"
+	    "                     [--batch-window N]\n"
 	    "Serves sandboxd over HTTP/1.1 (docs/http.md): SandboxFusion's POST /run_code,\n"
 	    "POST /v1/run, POST /v1/batch, GET /v1/ping, /healthz and /metrics.\n"
 	    "--listen (default 127.0.0.1:8080); --socket: the daemon's (default\n"
@@ -176,6 +177,8 @@ static int main_flags(int argc, char **argv, struct http_config *cfg, const char
 			cfg->max_conns = (unsigned)n;
 		else if (strcmp(a, "--timeout-s") == 0 && !(rc = main_num(a, v, 1, 3600, &n)))
 			cfg->conn_timeout = (unsigned)n;
+		else if (strcmp(a, "--job-timeout-s") == 0 && !(rc = main_num(a, v, 1, 86400, &n)))
+			cfg->job_timeout_ms = (int)n * 1000;
 		else if (strcmp(a, "--batch-max") == 0 && !(rc = main_num(a, v, 1, 1000000, &n)))
 			cfg->batch_max = (unsigned)n;
 		else if (strcmp(a, "--batch-window") == 0 && !(rc = main_num(a, v, 1, 4096, &n)))
@@ -199,7 +202,11 @@ int main(int argc, char **argv)
 				  .max_body = 16u << 20,
 				  .max_conns = 256,
 				  .conn_timeout = 60,
-				  .job_timeout_ms = 700000,
+				  /* The stock profile's longest wall_ms (1200 s), with
+				   * time to wait in the queue: it used to be 700 s, and a
+				   * job allowed 1200 s was cancelled at 700 (an outside
+				   * attack noticed). */
+				  .job_timeout_ms = 1300000,
 				  .batch_max = 10000,
 				  .batch_window = 32};
 	const char *tokens = NULL;

@@ -437,6 +437,25 @@ class Api(unittest.TestCase):
 
 
 
+class JobTimeout(unittest.TestCase):
+    def test_job_timeout_flag(self):
+        # The front waits --job-timeout-s for an answer (default 1300 s, past
+        # the stock profile's longest wall_ms; it was a fixed 700 s), then
+        # answers 502 and the job is cancelled.
+        need()
+        st = Stack(tokens=[(TOKEN, "alice")], front_args=["--job-timeout-s", "2"])
+        try:
+            t0 = time.time()
+            r = requests.post(st.url + "/v1/run", timeout=30,
+                              data=json.dumps({"id": "s", "code": "import time\ntime.sleep(6)"}),
+                              headers={"Authorization": "Bearer " + TOKEN})
+            self.assertEqual(r.status_code, 502, r.text)
+            self.assertIn("timed out", r.text)
+            self.assertLess(time.time() - t0, 5)
+        finally:
+            self.assertEqual(st.close(), "")
+
+
 class FakeDaemon(unittest.TestCase):
     """The front against a daemon that answers what the real one does only
     under load (a busy without an id is for a line it dropped unread:
