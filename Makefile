@@ -285,9 +285,10 @@ integration: all $(INTEG_RUN) $(TEST_POLICIES)
 	  SBX_SUITE_ALONE="$(INTEG_ALONE)" tests/run_suite.sh integration $(INTEG_RUN)
 
 # The HTTP front against a real daemon (tests/http/, Python's unittest with
-# Debian's python3-requests): the fast suite runs in make check; the heavy
-# one (a flood, 64 concurrent HumanEval clients) in make check-http, its own
-# budget in .ci/run, which then runs both again against an ASan + UBSan front.
+# Debian's python3-requests), both in make check-http (its own budget in
+# .ci/run; make http runs the fast one alone): the fast suite, then the heavy
+# one (a flood, 64 concurrent HumanEval clients), then both again against an
+# ASan + UBSan front.
 HTTP_FAST := tests/http/test_http_api.py
 HTTP_HEAVY := tests/http/test_http_load.py
 http: all

@@ -1,7 +1,8 @@
 """sandboxd-http against a real daemon: SandboxFusion's /run_code as its
 documentation shows it and as verl reads it, the native endpoints, bearer
 tokens, and hostile HTTP (bad JSON, huge and endless bodies, slow and
-vanishing clients). Fast: part of make check. Run as root."""
+vanishing clients). Fast: make http, and the first part of make check-http.
+Run as root."""
 import sys
 
 sys.dont_write_bytecode = True  # noqa: E402
