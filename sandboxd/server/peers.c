@@ -218,23 +218,23 @@ int peers_job_admit(const struct config *c, uid_t uid, const struct proto_reques
 enum proto_errcode peers_push_error(const struct config *c, int rc, const struct job *j, char *msg,
 				    size_t len)
 {
+	char who[96]; /* the peer: its uid, and its tenant when it has one */
+	snprintf(who, sizeof who, "uid %u%s%.64s%s", (unsigned)j->uid,
+		 j->req.tenant ? " tenant \"" : "", j->req.tenant ? j->req.tenant : "",
+		 j->req.tenant ? "\"" : "");
 	switch (rc) {
 	case RUNQ_PEER_FULL:
 		errfmt(msg, len,
-		       "uid %u%s%.64s%s has %zu jobs waiting, the per-peer limit "
-		       "(--max-queued-per-peer); retry later",
-		       (unsigned)j->uid, j->req.tenant ? " tenant \"" : "",
-		       j->req.tenant ? j->req.tenant : "", j->req.tenant ? "\"" : "",
-		       c->max_queued_per_peer);
+		       "%s has %zu jobs waiting, the per-peer limit (--max-queued-per-peer); "
+		       "retry later",
+		       who, c->max_queued_per_peer);
 		peers_note(msg);
 		return E_BUSY;
 	case RUNQ_PEER_BYTES:
 		errfmt(msg, len,
-		       "uid %u%s%.64s%s has requests waiting that hold half of the %zu MiB "
-		       "they may hold together (--buffer-budget-mb); retry later",
-		       (unsigned)j->uid, j->req.tenant ? " tenant \"" : "",
-		       j->req.tenant ? j->req.tenant : "", j->req.tenant ? "\"" : "",
-		       c->buffer_budget >> 20);
+		       "%s has requests waiting that hold half of the %zu MiB they may hold "
+		       "together (--buffer-budget-mb); retry later",
+		       who, c->buffer_budget >> 20);
 		peers_note(msg);
 		return E_BUSY;
 	case RUNQ_TOO_BIG:

@@ -476,19 +476,23 @@ class FakeDaemon(unittest.TestCase):
         self.assertEqual(r.status_code, 200, r.text)
         return [json.loads(ln) for ln in r.text.splitlines()]
 
-    def test_busy_without_id_is_no_line(self):
-        # Three in flight, the first answered busy without an id: which
-        # request it was is unknown. It was a line of its own, and one
-        # request was never answered (an outside attack); now every request
-        # gets exactly one line, none of them busy.
-        seen = []
-
+    @staticmethod
+    def busy_first(seen):
+        """Answers the first request busy without an id, the rest pass;
+        seen gets every request's id."""
         def answer(req):
             seen.append(req["id"])
             if len(seen) == 1:
                 return [{"error": {"code": "busy", "message": "buffers full"}}]
             return [{"id": req["id"], "verdict": "pass"}]
-        lines = self.batch(self.stack(answer), 3)
+        return answer
+
+    def test_busy_without_id_is_no_line(self):
+        # Three in flight, the first answered busy without an id: which
+        # request it was is unknown. It was a line of its own, and one
+        # request was never answered (an outside attack); now every request
+        # gets exactly one line, none of them busy.
+        lines = self.batch(self.stack(self.busy_first([])), 3)
         self.assertEqual(sorted(str(ln.get("id")) for ln in lines), ["r0", "r1", "r2"], lines)
         for ln in lines:
             self.assertNotEqual((ln.get("error") or {}).get("code"), "busy", lines)
@@ -496,13 +500,7 @@ class FakeDaemon(unittest.TestCase):
     def test_busy_without_id_one_in_flight_is_retried(self):
         # With one request in flight, such a busy can only be its own.
         seen = []
-
-        def answer(req):
-            seen.append(req["id"])
-            if len(seen) == 1:
-                return [{"error": {"code": "busy", "message": "buffers full"}}]
-            return [{"id": req["id"], "verdict": "pass"}]
-        lines = self.batch(self.stack(answer), 1)
+        lines = self.batch(self.stack(self.busy_first(seen)), 1)
         self.assertEqual(lines, [{"id": "r0", "verdict": "pass"}])
         self.assertEqual(len(seen), 2)
 
