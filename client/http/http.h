@@ -24,6 +24,7 @@ struct http_config {
 	const char *user;	 /* --user: drop to it after binding */
 	size_t max_body;	 /* bytes of one request body */
 	unsigned max_conns;	 /* HTTP connections at once */
+	unsigned max_per_ip;	 /* of them from one address; 0: no such limit */
 	unsigned conn_timeout;	 /* seconds a client may stay silent */
 	int job_timeout_ms;	 /* how long one job may take in the daemon, at most */
 	unsigned batch_max;	 /* requests in one /v1/batch */

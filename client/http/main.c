@@ -27,8 +27,8 @@ static void main_usage(FILE *f)
 	    f,
 	    "usage: sandboxd-http [--listen HOST:PORT] [--socket PATH] [--token-file FILE]\n"
 	    "                     [--user NAME] [--max-body-mb N] [--max-connections N]\n"
-	    "                     [--timeout-s N] [--job-timeout-s N] [--batch-max N]\n"
-	    "                     [--batch-window N]\n"
+	    "                     [--max-conn-per-ip N] [--timeout-s N] [--job-timeout-s N]\n"
+	    "                     [--batch-max N] [--batch-window N]\n"
 	    "Serves sandboxd over HTTP/1.1 (docs/http.md): SandboxFusion's POST /run_code,\n"
 	    "POST /v1/run, POST /v1/batch, GET /v1/ping, /healthz and /metrics.\n"
 	    "--listen (default 127.0.0.1:8080); --socket: the daemon's (default\n"
@@ -175,6 +175,9 @@ static int main_flags(int argc, char **argv, struct http_config *cfg, const char
 		else if (strcmp(a, "--max-connections") == 0 &&
 			 !(rc = main_num(a, v, 1, 100000, &n)))
 			cfg->max_conns = (unsigned)n;
+		else if (strcmp(a, "--max-conn-per-ip") == 0 &&
+			 !(rc = main_num(a, v, 0, 100000, &n)))
+			cfg->max_per_ip = (unsigned)n;
 		else if (strcmp(a, "--timeout-s") == 0 && !(rc = main_num(a, v, 1, 3600, &n)))
 			cfg->conn_timeout = (unsigned)n;
 		else if (strcmp(a, "--job-timeout-s") == 0 && !(rc = main_num(a, v, 1, 86400, &n)))
@@ -228,9 +231,10 @@ int main(int argc, char **argv)
 	struct MHD_Daemon *d = MHD_start_daemon(
 	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
 	    NULL, NULL, http_handle, &cfg, MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_CONNECTION_LIMIT, cfg.max_conns, MHD_OPTION_CONNECTION_TIMEOUT,
-	    cfg.conn_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64u << 10),
-	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL, MHD_OPTION_END);
+	    MHD_OPTION_CONNECTION_LIMIT, cfg.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    cfg.max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, cfg.conn_timeout,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64u << 10), MHD_OPTION_NOTIFY_COMPLETED,
+	    http_completed, NULL, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "sandboxd-http: cannot start the HTTP server\n");
 		return 1;

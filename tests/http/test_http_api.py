@@ -458,6 +458,43 @@ class JobTimeout(unittest.TestCase):
             self.assertEqual(st.close(), "")
 
 
+class PerIp(unittest.TestCase):
+    def trickle_then_ask(self, front_args):
+        """8 connections from 127.0.0.2 that send half a request's headers
+        and no token, then a whole request from 127.0.0.1: its status, or
+        None when it got no answer."""
+        need()
+        st = Stack(tokens=[(TOKEN, "alice")], front_args=["--max-connections", "8"] + front_args)
+        held = []
+        try:
+            for _ in range(8):
+                s = socket.socket()
+                s.bind(("127.0.0.2", 0))
+                s.connect(("127.0.0.1", st.port))
+                s.sendall(b"POST /v1/run HTTP/1.1\r\nHost: x\r\n")
+                held.append(s)
+            time.sleep(0.5)
+            try:
+                r = requests.post(st.url + "/v1/run", timeout=5,
+                                  data=json.dumps({"id": "a", "code": "print(1)"}),
+                                  headers={"Authorization": "Bearer " + TOKEN})
+                return r.status_code
+            except requests.exceptions.RequestException:
+                return None
+        finally:
+            for s in held:
+                s.close()
+            self.assertEqual(st.close(), "")
+
+    def test_one_address_cannot_hold_every_connection(self):
+        # Connections that trickle headers, with no token, held every one of
+        # the front's (an outside attack: 260 against 256). Control first:
+        # without --max-conn-per-ip, 8 of them shut a client out of 8
+        # connections; with it, that address gets 4 and the client is served.
+        self.assertIsNone(self.trickle_then_ask([]), "the control: the front was not full")
+        self.assertEqual(self.trickle_then_ask(["--max-conn-per-ip", "4"]), 200)
+
+
 class FakeDaemon(unittest.TestCase):
     """The front against a daemon that answers what the real one does only
     under load (a busy without an id is for a line it dropped unread:
