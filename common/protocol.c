@@ -264,10 +264,7 @@ int proto_parse_request(const char *line, size_t len, const struct proto_bounds 
 	json_t *root = jsonmem_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &budget,
 				     &jerr, &over);
 	if (!root && over)
-		return proto_fail(err, E_TOO_LARGE,
-				  "request of %zu bytes: parsing its JSON would take more than %d "
-				  "bytes of memory a byte, plus %u MiB",
-				  len, JSONMEM_FACTOR, JSONMEM_FLOOR >> 20);
+		return proto_fail(err, E_TOO_LARGE, "request of %zu bytes: %s", len, jerr.text);
 	if (!root)
 		return proto_fail(err, E_BAD_JSON, "invalid JSON at column %d: %s", jerr.column,
 				  jerr.text);

@@ -18,7 +18,6 @@
 #include "common/protocol.h"
 
 #define BATCH_BUSY_WAIT_MS 100
-#define BATCH_SLICE_MS 250 /* how often a waiting batch looks at its client */
 
 /* A request is waiting (not sent yet, or answered busy), in the daemon, or
  * done (its line written). */
@@ -146,25 +145,18 @@ static void batch_line(struct batch *b, json_t *resp, long i)
 	b->out_off = 0;
 }
 
-/* The next answer, waited for in slices, asking between them whether the
- * client hung up: then the daemon connection is dropped (batch_free), which
- * cancels what the batch still has queued or running. */
+/* The next answer; when the client hung up, the daemon connection is
+ * dropped (batch_free), which cancels what the batch still has queued or
+ * running. */
 static json_t *batch_next(struct batch *b)
 {
 	char err[256];
-	long long deadline = (long long)clock_mono_ms() + b->cfg->job_timeout_ms;
-	for (;;) {
-		long long left = deadline - (long long)clock_mono_ms();
-		int slice = left < BATCH_SLICE_MS ? (int)(left > 0 ? left : 0) : BATCH_SLICE_MS;
-		json_t *r = sbx_next(b->conn, slice, err, sizeof err);
-		if (r || !strstr(err, "timed out") || left <= BATCH_SLICE_MS)
-			return r;
-		if (b->cl.gone && b->cl.gone(b->cl.ctx)) {
-			b->why = "the client went away";
-			b->gone = true;
-			return NULL;
-		}
+	json_t *r = up_wait(b->conn, NULL, b->cfg->job_timeout_ms, &b->cl, err, sizeof err);
+	if (!r && strcmp(err, UP_GONE) == 0) {
+		b->why = UP_GONE;
+		b->gone = true;
 	}
+	return r;
 }
 
 /* Waits for the next result and makes it the line to write; false when the

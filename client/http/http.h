@@ -53,6 +53,14 @@ void up_new_id(char *out, size_t len);
 /* The daemon connection API for batches, which keep one connection. */
 struct sbx_conn *up_take(char *err, size_t errlen);
 void up_give(struct sbx_conn *c, bool reusable);
+/* Waits for the answer to id (NULL: the next answer) in slices, asking cl
+ * between them whether the client is gone: then NULL with err UP_GONE, and
+ * the caller drops the connection, which makes the daemon cancel the job
+ * (its worker is free at once instead of after the job's whole time).
+ * Without cl, one wait of timeout_ms. */
+#define UP_GONE "the client went away"
+json_t *up_wait(struct sbx_conn *c, const char *id, int timeout_ms, const struct up_client *cl,
+		char *err, size_t errlen);
 
 /* metrics.c: counters for GET /metrics. */
 void metrics_request(const char *route, unsigned status);

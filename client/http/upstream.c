@@ -85,21 +85,19 @@ void up_give(struct sbx_conn *c, bool reusable)
 		sbx_close(c);
 }
 
-/* Waits for id in slices, asking between them whether the client is gone:
- * then the connection is dropped, which makes the daemon cancel the job
- * (its worker is free at once instead of after the job's whole time). */
-static json_t *up_wait(struct sbx_conn *c, const char *id, int timeout_ms,
-		       const struct up_client *cl, char *err, size_t errlen)
+json_t *up_wait(struct sbx_conn *c, const char *id, int timeout_ms, const struct up_client *cl,
+		char *err, size_t errlen)
 {
 	long long deadline = (long long)clock_mono_ms() + timeout_ms;
 	for (;;) {
 		long long left = deadline - (long long)clock_mono_ms();
 		int slice = left < UP_SLICE_MS ? (int)(left > 0 ? left : 0) : UP_SLICE_MS;
-		json_t *r = sbx_wait(c, id, cl ? slice : timeout_ms, err, errlen);
+		int ms = cl ? slice : timeout_ms;
+		json_t *r = id ? sbx_wait(c, id, ms, err, errlen) : sbx_next(c, ms, err, errlen);
 		if (r || !strstr(err, "timed out") || left <= UP_SLICE_MS || !cl)
 			return r;
 		if (cl->gone(cl->ctx)) {
-			snprintf(err, errlen, "the client went away");
+			snprintf(err, errlen, UP_GONE);
 			return NULL;
 		}
 	}
@@ -120,7 +118,7 @@ json_t *up_call(json_t *req, int timeout_ms, const struct up_client *cl, char *e
 			resp = up_wait(c, id, timeout_ms, cl, err, errlen);
 		if (!resp) {
 			up_give(c, false);
-			c = attempt == 0 && !strstr(err, "timed out") && !strstr(err, "went away")
+			c = attempt == 0 && !strstr(err, "timed out") && strcmp(err, UP_GONE) != 0
 				? up_connect(err, errlen)
 				: NULL;
 		}
