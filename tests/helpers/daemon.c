@@ -809,7 +809,7 @@ int td_cgroup_mounts(struct td_cgmounts *m)
 		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
 		    sscanf(dash + 3, "%63s %*s %1023s", fstype, super) < 1)
 			continue;
-		struct td_cgmount *slots[3] = {NULL, NULL, NULL};
+		struct td_cgmount *slots[5] = {NULL, NULL, NULL, NULL, NULL};
 		if (strcmp(fstype, "cgroup2") == 0) {
 			slots[0] = &m->v2;
 		} else if (strcmp(fstype, "cgroup") == 0) {
@@ -820,8 +820,10 @@ int td_cgroup_mounts(struct td_cgmounts *m)
 				slots[k++] = &m->pids;
 			if (has_option(super, "cpuacct"))
 				slots[k++] = &m->cpuacct;
+			if (has_option(super, "cpu"))
+				slots[k++] = &m->cpu;
 		}
-		for (int k = 0; k < 3 && slots[k]; k++) {
+		for (int k = 0; k < 5 && slots[k]; k++) {
 			if (slots[k]->path[0])
 				continue; /* the first mount of a hierarchy */
 			unescape(mnt, slots[k]->path, sizeof slots[k]->path);
@@ -830,7 +832,8 @@ int td_cgroup_mounts(struct td_cgmounts *m)
 	}
 	free(line);
 	fclose(f);
-	return !!m->v2.path[0] + !!m->memory.path[0] + !!m->pids.path[0] + !!m->cpuacct.path[0];
+	return !!m->v2.path[0] + !!m->memory.path[0] + !!m->pids.path[0] + !!m->cpuacct.path[0] +
+	       !!m->cpu.path[0];
 }
 
 int td_cgroup_dir(const struct td_cgmount *h, const char *cg, char *out, size_t outlen)

@@ -136,14 +136,14 @@ struct td_cgmount {
 };
 
 /* The cgroup hierarchies of /proc/self/mountinfo that sandboxd may use: the
- * (first) cgroup2 mount, and the v1 hierarchies holding the memory, pids and
- * cpuacct controllers wherever they are mounted (co-mounted ones such as
- * "cpu,cpuacct" included; two fields may name the same mount). */
+ * (first) cgroup2 mount, and the v1 hierarchies holding the memory, pids,
+ * cpuacct and cpu controllers wherever they are mounted (co-mounted ones such
+ * as "cpu,cpuacct" included; two fields may name the same mount). */
 struct td_cgmounts {
-	struct td_cgmount v2, memory, pids, cpuacct;
+	struct td_cgmount v2, memory, pids, cpuacct, cpu;
 };
 
-/* Fills m; returns how many of the four are mounted, -1 when mountinfo is
+/* Fills m; returns how many of the five are mounted, -1 when mountinfo is
  * unreadable. */
 int td_cgroup_mounts(struct td_cgmounts *m);
 

@@ -328,10 +328,11 @@ START_TEST(test_refuses_without_cgroups)
 END_TEST
 
 /* Removes <mount><parent> in every hierarchy the daemon may have made it in
- * (v2, or the v1 memory, pids and cpuacct hierarchies, wherever mounted). */
+ * (v2, or the v1 memory, pids, cpuacct and cpu hierarchies, wherever
+ * mounted: a separate cpu hierarchy kept one home per run before). */
 static void remove_parent_everywhere(const struct td_cgmounts *m, const char *parent)
 {
-	const struct td_cgmount *h[] = {&m->v2, &m->memory, &m->pids, &m->cpuacct};
+	const struct td_cgmount *h[] = {&m->v2, &m->memory, &m->pids, &m->cpuacct, &m->cpu};
 	for (size_t i = 0; i < sizeof h / sizeof *h; i++) {
 		bool seen = false; /* co-mounted hierarchies share a mount point */
 		for (size_t k = 0; k < i; k++)
