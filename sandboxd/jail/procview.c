@@ -8,6 +8,7 @@
 #include "sandboxd/jail/procview.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -220,7 +221,8 @@ int procview_prepare(struct procview *pv, const struct jail_limits *lim)
  * masked paths, plus the host-wide files that tell of the host's hardware,
  * other tenants' activity or the kernel's layout. Missing ones (kernel
  * config, build options, older or newer kernels) are skipped. Files get an
- * empty file, directories an empty directory, both read-only. */
+ * empty file, directories (named with a trailing slash) an empty directory,
+ * both read-only. */
 static const char *const pv_masked[] = {"proc/cmdline",
 					"proc/config.gz",
 					"proc/kcore",
@@ -231,11 +233,11 @@ static const char *const pv_masked[] = {"proc/cmdline",
 					"proc/sched_debug",
 					"proc/latency_stats",
 					"proc/schedstat",
-					"proc/acpi",
-					"proc/asound",
-					"proc/scsi",
-					"proc/driver",
-					"proc/pressure",
+					"proc/acpi/",
+					"proc/asound/",
+					"proc/scsi/",
+					"proc/driver/",
+					"proc/pressure/",
 					"proc/zoneinfo",
 					"proc/buddyinfo",
 					"proc/pagetypeinfo",
@@ -303,6 +305,40 @@ static const char *const pv_own[][2] = {{"meminfo", "proc/meminfo"},
  * bound proc files, whose mounts are read-only from the start. */
 #define PV_RO PV_DIR "/ro"
 
+/* Binds the empty file over tgt, or the empty directory when tgt ends in a
+ * slash; a target this kernel lacks is skipped. No stat first: ENOENT says
+ * it is missing, so each entry costs one lookup in procfs instead of two
+ * (about 40 fewer system calls in every job's tree). The slash matters: a
+ * bind the kernel refuses for its type (ENOTDIR) after cloning the source
+ * is unmounted again, and that unmount waits for an RCU grace period, while
+ * "dir/" over a file fails in the lookup, before any clone. An entry whose
+ * type a kernel changed still gets the other kind. */
+static int pv_mask_one(const char *tgt)
+{
+	char path[64];
+	size_t n = strlen(tgt);
+	if (n == 0 || n >= sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	bool dir = tgt[n - 1] == '/';
+	memcpy(path, tgt, n + 1);
+	if (mount(dir ? PV_RO "/emptydir" : PV_RO "/empty", path, NULL, MS_BIND, NULL) == 0 ||
+	    errno == ENOENT)
+		return 0;
+	if (errno != ENOTDIR)
+		return -1;
+	/* The other kind: "x/" for a directory, "x" for a file. */
+	if (dir)
+		path[n - 1] = '\0';
+	else if (n + 1 < sizeof path)
+		memcpy(path + n, "/", 2);
+	if (mount(dir ? PV_RO "/empty" : PV_RO "/emptydir", path, NULL, MS_BIND, NULL) == 0 ||
+	    errno == ENOENT)
+		return 0;
+	return -1;
+}
+
 /* The own files, open for writing from procview_mask, when the staging
  * tmpfs is still mounted, to procview_fill, after it was detached: the
  * texts come without a mount or an unmount on the job's path. */
@@ -349,19 +385,9 @@ int procview_mask(void)
 		if (pv_bind(src, pv_own[i][1]) < 0)
 			return -1;
 	}
-	for (int i = 0; pv_masked[i]; i++) {
-		struct stat st;
-		if (stat(pv_masked[i], &st) < 0) {
-			if (errno == ENOENT)
-				continue;
+	for (int i = 0; pv_masked[i]; i++)
+		if (pv_mask_one(pv_masked[i]) < 0)
 			return -1;
-		}
-		/* Seen to exist: bound at once (a second stat per file is a
-		 * syscall more on every job's path). */
-		const char *e = S_ISDIR(st.st_mode) ? PV_RO "/emptydir" : PV_RO "/empty";
-		if (mount(e, pv_masked[i], NULL, MS_BIND, NULL) < 0)
-			return -1;
-	}
 	/* The binds keep the staging tmpfs alive, and the descriptors its own
 	 * files; its mounts (PV_RO goes with PV_DIR, below it) and directory
 	 * go now, so the root shows nothing of it. Each detach waits for an
