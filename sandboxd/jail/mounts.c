@@ -167,6 +167,14 @@ static int setup_etc(const struct jail_spec *s)
 	return 0;
 }
 
+/* Where the /proc view stages its files: the old root's /proc (absolute;
+ * the new root is the cwd), which no job's tree lies below. Nothing reads
+ * the old /proc once the new one is mounted, and it goes when the old root
+ * is detached after pivot_root, in that same unmount: one RCU grace period
+ * for both instead of one each. The staging tmpfs was a directory of the
+ * new root, detached by itself. */
+#define MOUNTS_PV_STAGE "/proc"
+
 static int setup_proc(const struct jail_spec *s)
 {
 	if (mkdir("proc", 0555) < 0 ||
@@ -186,7 +194,7 @@ static int setup_proc(const struct jail_spec *s)
 	}
 	/* After the read-only binds: boot_id is masked inside proc/sys. The
 	 * job's own texts come in mounts_finish (procview_fill). */
-	return procview_mask();
+	return procview_mask(MOUNTS_PV_STAGE);
 }
 
 /* A job forked from a fork server binds the server's /dev, made by its init

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -212,10 +213,14 @@ int procview_prepare(struct procview *pv, const struct jail_limits *lim)
 
 /* --- the job's init: binding --------------------------------------------- */
 
-/* Staging: a small tmpfs of its own (so nothing lands in the job's root),
- * detached once everything is bound (procview_mask). Its source name is
- * what mountinfo shows for every bind below. */
-#define PV_DIR ".procview"
+/* Staging: a small tmpfs of its own, mounted on a directory the caller
+ * names outside the job's root (so nothing of it lands there) and detaches
+ * once the tree is built. Its source name is what mountinfo shows for
+ * every bind below. */
+#define PV_SOURCE "procview"
+/* Below the staging directory: the read-only bind of it that every
+ * target is bound from. */
+#define PV_RO_NAME "ro"
 
 /* Entries a Python program has no need for: OCI runtime-spec's default
  * masked paths, plus the host-wide files that tell of the host's hardware,
@@ -280,15 +285,13 @@ static int pv_write(const char *path, const char *text)
 	return close(fd);
 }
 
-/* Binds src over tgt; a target this kernel lacks is skipped. The bind
- * takes the source mount's flags: the staging tree's read-only bind
- * (PV_RO), so no second, remounting call per target. */
+/* Binds src over tgt; a target this kernel lacks is skipped (the source
+ * is ours and exists, so ENOENT is the target's). The bind takes the
+ * source mount's flags: the staging tree's read-only bind (stage/ro), so
+ * no second, remounting call per target. */
 static int pv_bind(const char *src, const char *tgt)
 {
-	struct stat st;
-	if (stat(tgt, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	return mount(src, tgt, NULL, MS_BIND, NULL);
+	return mount(src, tgt, NULL, MS_BIND, NULL) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 /* The view's own files, by their names in the staging tmpfs. */
@@ -298,12 +301,11 @@ static const char *const pv_own[][2] = {{"meminfo", "proc/meminfo"},
 					{"loadavg", "proc/loadavg"}};
 #define PV_OWN (sizeof pv_own / sizeof pv_own[0])
 
-/* The staging tmpfs is mounted twice: PV_DIR, writable, through which
- * procview_fill writes the job's texts once it has them, and PV_RO, a
+/* The staging tmpfs is mounted twice: the stage, writable, through which
+ * procview_fill writes the job's texts once it has them, and stage/ro, a
  * read-only bind of it, from which every target is bound. A bind shares
  * the file's inode, so what procview_fill writes shows at once in the
  * bound proc files, whose mounts are read-only from the start. */
-#define PV_RO PV_DIR "/ro"
 
 /* Binds the empty file over tgt, or the empty directory when tgt ends in a
  * slash; a target this kernel lacks is skipped. No stat first: ENOENT says
@@ -313,28 +315,39 @@ static const char *const pv_own[][2] = {{"meminfo", "proc/meminfo"},
  * is unmounted again, and that unmount waits for an RCU grace period, while
  * "dir/" over a file fails in the lookup, before any clone. An entry whose
  * type a kernel changed still gets the other kind. */
-static int pv_mask_one(const char *tgt)
+/* dir/name into out (PATH_MAX); -1 with ENAMETOOLONG. */
+static int pv_path(char *out, const char *dir, const char *name)
 {
-	char path[64];
+	int n = snprintf(out, PATH_MAX, "%s/%s", dir, name);
+	if (n < 0 || n >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static int pv_mask_one(const char *ro, const char *tgt)
+{
+	char path[64], file[PATH_MAX], dir[PATH_MAX];
 	size_t n = strlen(tgt);
 	if (n == 0 || n >= sizeof path) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	bool dir = tgt[n - 1] == '/';
+	bool is_dir = tgt[n - 1] == '/';
 	memcpy(path, tgt, n + 1);
-	if (mount(dir ? PV_RO "/emptydir" : PV_RO "/empty", path, NULL, MS_BIND, NULL) == 0 ||
-	    errno == ENOENT)
+	if (pv_path(file, ro, "empty") < 0 || pv_path(dir, ro, "emptydir") < 0)
+		return -1;
+	if (mount(is_dir ? dir : file, path, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
 		return 0;
 	if (errno != ENOTDIR)
 		return -1;
 	/* The other kind: "x/" for a directory, "x" for a file. */
-	if (dir)
+	if (is_dir)
 		path[n - 1] = '\0';
 	else if (n + 1 < sizeof path)
 		memcpy(path + n, "/", 2);
-	if (mount(dir ? PV_RO "/empty" : PV_RO "/emptydir", path, NULL, MS_BIND, NULL) == 0 ||
-	    errno == ENOENT)
+	if (mount(is_dir ? file : dir, path, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
 		return 0;
 	return -1;
 }
@@ -356,45 +369,43 @@ static int pv_close_own(void)
 	return rc;
 }
 
-int procview_mask(void)
+int procview_mask(const char *stage)
 {
-	char src[64];
-	if (mkdir(PV_DIR, 0700) < 0 ||
-	    mount("procview", PV_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	char src[PATH_MAX], ro[PATH_MAX];
+	if (pv_path(ro, stage, PV_RO_NAME) < 0 ||
+	    mount(PV_SOURCE, stage, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "size=256k,nr_inodes=16,mode=0755") < 0)
 		return -1;
-	if (pv_write(PV_DIR "/empty", "") < 0 || mkdir(PV_DIR "/emptydir", 0555) < 0 ||
-	    chmod(PV_DIR "/emptydir", 0555) < 0 || mkdir(PV_RO, 0500) < 0)
+	if (pv_path(src, stage, "empty") < 0 || pv_write(src, "") < 0 ||
+	    pv_path(src, stage, "emptydir") < 0 || mkdir(src, 0555) < 0 || chmod(src, 0555) < 0 ||
+	    mkdir(ro, 0500) < 0)
 		return -1;
 	/* Writable by their owner until procview_fill has written them: a
 	 * root without CAP_DAC_OVERRIDE (a daemon under a unit that drops it)
 	 * could not open a 0444 file for writing. */
 	pv_close_own();
 	for (size_t i = 0; i < PV_OWN; i++) {
-		snprintf(src, sizeof src, PV_DIR "/%s", pv_own[i][0]);
+		if (pv_path(src, stage, pv_own[i][0]) < 0)
+			return -1;
 		g_own_fd[i] = open(src, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (g_own_fd[i] < 0)
 			return -1;
 	}
-	if (mount(PV_DIR, PV_RO, NULL, MS_BIND, NULL) < 0 ||
-	    mount(NULL, PV_RO, NULL,
+	if (mount(stage, ro, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, ro, NULL,
 		  MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -1;
-	for (size_t i = 0; i < PV_OWN; i++) {
-		snprintf(src, sizeof src, PV_RO "/%s", pv_own[i][0]);
-		if (pv_bind(src, pv_own[i][1]) < 0)
+	for (size_t i = 0; i < PV_OWN; i++)
+		if (pv_path(src, ro, pv_own[i][0]) < 0 || pv_bind(src, pv_own[i][1]) < 0)
 			return -1;
-	}
 	for (int i = 0; pv_masked[i]; i++)
-		if (pv_mask_one(pv_masked[i]) < 0)
+		if (pv_mask_one(ro, pv_masked[i]) < 0)
 			return -1;
 	/* The binds keep the staging tmpfs alive, and the descriptors its own
-	 * files; its mounts (PV_RO goes with PV_DIR, below it) and directory
-	 * go now, so the root shows nothing of it. Each detach waits for an
-	 * RCU grace period: one, and here, ahead of a warm job's coming. */
-	if (umount2(PV_DIR, MNT_DETACH) < 0)
-		return -1;
-	return rmdir(PV_DIR);
+	 * files; its mounts stay until the caller detaches the stage with
+	 * whatever else it detaches (mounts_prepare: with the old root), since
+	 * every unmount waits for an RCU grace period. */
+	return 0;
 }
 
 int procview_fill(const struct procview *pv)
@@ -413,7 +424,7 @@ int procview_fill(const struct procview *pv)
 	return rc;
 }
 
-int procview_apply(const struct procview *pv)
+int procview_apply(const struct procview *pv, const char *stage)
 {
-	return procview_mask() < 0 ? -1 : procview_fill(pv);
+	return procview_mask(stage) < 0 ? -1 : procview_fill(pv);
 }

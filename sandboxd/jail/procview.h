@@ -35,13 +35,16 @@ int procview_prepare(struct procview *pv, const struct jail_limits *lim);
 /* In the job's init, with the new root's directory as cwd and /proc mounted
  * at "proc": plain syscalls only, no allocation. procview_apply is
  * procview_mask, then procview_fill. procview_mask needs nothing of the
- * job's: it binds the (still empty) own files and every mask and detaches
- * its staging mounts, keeping the own files open for writing, so a job
- * forked ahead does it before its job comes (mounts_prepare);
- * procview_fill writes the job's texts through those descriptors and
- * closes them, wherever the cwd and the root are by then. */
-int procview_apply(const struct procview *pv);
-int procview_mask(void);
+ * job's: it mounts its staging tmpfs on `stage`, an existing directory
+ * outside the new root, binds the (still empty) own files and every mask
+ * from it, and keeps the own files open for writing; the caller detaches
+ * the stage (mounts_prepare: the old root's /proc, detached with the old
+ * root, one unmount for both). A job forked ahead does it before its job
+ * comes (mounts_prepare); procview_fill writes the job's texts through
+ * those descriptors and closes them, wherever the cwd and the root are by
+ * then. */
+int procview_apply(const struct procview *pv, const char *stage);
+int procview_mask(const char *stage);
 int procview_fill(const struct procview *pv);
 
 #endif

@@ -100,7 +100,7 @@ END_TEST
 
 /* Runs in a forked child, in a mount namespace of its own: returns the
  * number of the first check that failed, 0 when all held. */
-static int apply_child(const char *dir, int want_cpus)
+static int apply_child(const char *dir, const char *stage, int want_cpus)
 {
 	char buf[8192];
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
@@ -108,7 +108,11 @@ static int apply_child(const char *dir, int want_cpus)
 	    mkdir("proc", 0555) < 0 || mount("proc", "proc", "proc", 0, NULL) < 0)
 		return 1;
 	umask(077); /* a daemon started under a strict umask */
-	if (procview_apply(&g_pv) < 0)
+	if (procview_apply(&g_pv, stage) < 0)
+		return 2;
+	/* The stage is the caller's to detach (mounts_prepare: with the old
+	 * root); the binds and the open files outlive it. */
+	if (umount2(stage, MNT_DETACH) < 0)
 		return 2;
 	struct stat st;
 	if (stat("proc/meminfo", &st) < 0 || (st.st_mode & 0777) != 0444 ||
@@ -165,15 +169,17 @@ START_TEST(test_apply_in_namespace)
 		SKIP_TEST("one CPU: the view's count cannot differ from the host's");
 	struct jail_limits lim = {.memory_mb = 100, .cpus = 1};
 	ck_assert_int_eq(procview_prepare(&g_pv, &lim), 0);
-	char dir[] = "/tmp/sbx-procview.XXXXXX";
+	char dir[] = "/tmp/sbx-procview.XXXXXX", stage[] = "/tmp/sbx-procview-stage.XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(mkdtemp(stage));
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
-		_exit(apply_child(dir, 1));
+		_exit(apply_child(dir, stage, 1));
 	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	rmdir(dir);
+	rmdir(stage);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "check %d failed",
 		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
