@@ -25,7 +25,12 @@ class Daemon:
         if cold:
             args += ["--cold"]
         self.log = open(os.path.join(self.dir, "log"), "wb")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
+        try:
+            self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
+        except OSError:     # no daemon at that path: leave no directory
+            self.log.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
         deadline = time.monotonic() + 10
         while True:
             try:
