@@ -93,37 +93,42 @@ void sample_stop(void)
 	atomic_store(&g_running, false);
 }
 
-bool sample_sockmem_bounded(long limit_mb, char *why, size_t wl)
+/* What each check is named, says when it has no sample, says the growth
+ * was of, and allows past the job's memory_mb. */
+static const struct {
+	const char *check, *unsampled, *what;
+	int margin_mb;
+} g_kind[S_COUNT] = {
+    [S_SOCK] = {"sockmem-bounded", "no /proc/net/sockstat sample", "TCP+UDP memory",
+		SOCKMEM_MARGIN_MB},
+    [S_KMEM] = {"kmem-bounded", "no SUnreclaim in /proc/meminfo", "unreclaimable kernel memory",
+		KMEM_MARGIN_MB},
+};
+
+/* Whether sample i grew by at most memory_mb plus its margin; unit_kb: the
+ * kB of one unit of the sample. */
+static bool sample_bounded(int i, long long unit_kb, long limit_mb, char *why, size_t wl)
 {
-	long long base = atomic_load(&g_base[S_SOCK]), peak = atomic_load(&g_peak[S_SOCK]);
-	long page = sysconf(_SC_PAGESIZE);
+	long long base = atomic_load(&g_base[i]), peak = atomic_load(&g_peak[i]);
 	if (base < 0 || limit_mb <= 0) {
-		whyf(why, wl, "sockmem-bounded: no /proc/net/sockstat sample or no memory_mb");
+		whyf(why, wl, "%s: %s or no memory_mb", g_kind[i].check, g_kind[i].unsampled);
 		return false;
 	}
-	long long grew_kb = (peak - base) * (page / 1024);
-	if (grew_kb <= (limit_mb + SOCKMEM_MARGIN_MB) * 1024LL)
+	long long grew_kb = (peak - base) * unit_kb;
+	if (grew_kb <= (limit_mb + g_kind[i].margin_mb) * 1024LL)
 		return true;
 	whyf(why, wl,
-	     "sockmem-bounded: the host's TCP+UDP memory grew by %lld MB during the job "
-	     "(memory_mb %ld, margin %d MB)",
-	     grew_kb >> 10, limit_mb, SOCKMEM_MARGIN_MB);
+	     "%s: the host's %s grew by %lld MB during the job (memory_mb %ld, margin %d MB)",
+	     g_kind[i].check, g_kind[i].what, grew_kb >> 10, limit_mb, g_kind[i].margin_mb);
 	return false;
+}
+
+bool sample_sockmem_bounded(long limit_mb, char *why, size_t wl)
+{
+	return sample_bounded(S_SOCK, sysconf(_SC_PAGESIZE) / 1024, limit_mb, why, wl);
 }
 
 bool sample_kmem_bounded(long limit_mb, char *why, size_t wl)
 {
-	long long base = atomic_load(&g_base[S_KMEM]), peak = atomic_load(&g_peak[S_KMEM]);
-	if (base < 0 || limit_mb <= 0) {
-		whyf(why, wl, "kmem-bounded: no SUnreclaim in /proc/meminfo or no memory_mb");
-		return false;
-	}
-	long long grew_kb = peak - base;
-	if (grew_kb <= (limit_mb + KMEM_MARGIN_MB) * 1024LL)
-		return true;
-	whyf(why, wl,
-	     "kmem-bounded: the host's unreclaimable kernel memory grew by %lld MB during the "
-	     "job (memory_mb %ld, margin %d MB)",
-	     grew_kb >> 10, limit_mb, KMEM_MARGIN_MB);
-	return false;
+	return sample_bounded(S_KMEM, 1, limit_mb, why, wl);
 }
