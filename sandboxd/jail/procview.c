@@ -326,25 +326,22 @@ static int pv_path(char *out, const char *dir, const char *name)
  * clone. An entry whose type a kernel changed still gets the other kind. */
 static int pv_mask_one(const char *file, const char *dir, const char *tgt)
 {
-	char path[64];
 	size_t n = strlen(tgt);
-	if (n == 0 || n >= sizeof path) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	bool is_dir = tgt[n - 1] == '/';
-	memcpy(path, tgt, n + 1);
-	if (mount(is_dir ? dir : file, path, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
+	bool is_dir = n > 0 && tgt[n - 1] == '/';
+	if (mount(is_dir ? dir : file, tgt, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
 		return 0;
 	if (errno != ENOTDIR)
 		return -1;
 	/* The other kind: "x" for a directory that is a file here, "x/" for
 	 * a file that is a directory. */
-	if (is_dir)
-		path[n - 1] = '\0';
-	else if (n + 1 < sizeof path)
-		memcpy(path + n, "/", 2);
-	if (mount(is_dir ? file : dir, path, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
+	char other[64];
+	int k = snprintf(other, sizeof other, "%.*s%s", (int)(is_dir ? n - 1 : n), tgt,
+			 is_dir ? "" : "/");
+	if (k < 0 || (size_t)k >= sizeof other) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (mount(is_dir ? file : dir, other, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
 		return 0;
 	return -1;
 }
