@@ -3,7 +3,7 @@
  * Every page of the server's memory a job writes is copied from the server
  * on its first write, one page fault each: about 470 of them in a job
  * forked ahead before its job even comes (its tree and its rehearsal), at
- * about 15 us each on the 2-core virtual machine of the README, where a
+ * about 15 us each on run A's 2-core virtual machine (docs/bench.md), where a
  * fault also flushes the TLB of the other CPU. madvise(MADV_POPULATE_WRITE)
  * copies a range of pages in one call, at about a third of that per page.
  * Which pages: the server's first job forked ahead, once it has rehearsed

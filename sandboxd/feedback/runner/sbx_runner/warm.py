@@ -80,7 +80,7 @@ def _fresh():
     # The server's exit handlers are not the job's (a fresh interpreter
     # starts with none). Without atexit imported there are none: it is not
     # imported for that (its import, the first on a job's path, copied
-    # about 150 of the server's pages: 3 ms on the machine of the README).
+    # about 150 of the server's pages: 3 ms on run A's machine, docs/bench.md).
     atexit = sys.modules.get("atexit")
     if atexit is not None:
         atexit._clear()
@@ -307,7 +307,7 @@ def serve():
     # A run's first steps grow what the interpreter keeps for good (its
     # tables of names among them): done here once, not in every job.
     # Without it a job's first compile() took about 0.5 ms, of a 12 us
-    # compile, on the 2-core machine of the README.
+    # compile, on run A's 2-core machine (docs/bench.md).
     _rehearse(lambda: False)
     script.remember_modules()
     # Objects made so far are never collected or moved between
