@@ -92,11 +92,16 @@ static void load_template(int runner)
 }
 
 /* Once, before the first job: the server's own PID namespace (to return
- * to after each job's), the capability count, its jobs' tree, and "ready".
- * runner: the server serves the runner's jobs (sbx_runner/warm.py). */
+ * to after each job's), the capability count, its jobs' tree, its memory in
+ * huge pages where it can be (its calibration child is reaped: no page is
+ * shared yet), and "ready". runner: the server serves the runner's jobs
+ * (sbx_runner/warm.py). */
 EXPORT int warmfork_ready(int runner)
 {
 	load_template(runner);
+	/* Best effort, and briefly: a job may wait for this server (a
+	 * rebuild) and must not wait long for an optimisation. */
+	warm_hot_collapse(50 * 1000000ll);
 	g_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	if (g_pidns < 0 || caps_init() < 0)
 		return -1;

@@ -18,14 +18,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1 */
 #endif
 
 #define PM_PRESENT (1ull << 63)
@@ -67,13 +72,13 @@ static int scan_vma(int pm, uint64_t a, uint64_t b, uint64_t pg, struct hot_rang
 	return 0;
 }
 
-int warm_hot_scan(struct hot_range *r, size_t max)
+/* This process's /proc/self/maps, NUL-terminated, in a static buffer; NULL
+ * when it cannot be read whole. */
+static char *maps_read(void)
 {
 	static char maps[256 * 1024];
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	size_t len = 0, n = 0;
+	size_t len = 0;
 	ssize_t got = 0;
 	while (fd >= 0 && len < sizeof maps - 1 &&
 	       (got = read(fd, maps + len, sizeof maps - 1 - len)) > 0)
@@ -81,20 +86,71 @@ int warm_hot_scan(struct hot_range *r, size_t max)
 	if (fd >= 0)
 		close(fd);
 	maps[len] = '\0';
-	int rc = fd < 0 || pm < 0 || got < 0 || len == sizeof maps - 1 ? -1 : 0;
-	for (char *l = maps; rc == 0 && *l;) {
-		char *nl = strchr(l, '\n');
-		unsigned long a, b;
-		char perms[8];
-		/* Private and writable: the only pages a write copies. */
-		if (sscanf(l, "%lx-%lx %7s", &a, &b, perms) == 3 && perms[1] == 'w' &&
-		    perms[3] == 'p')
-			rc = scan_vma(pm, a, b, pg, r, &n, max);
-		l = nl ? nl + 1 : l + strlen(l);
+	return fd < 0 || got < 0 || len == sizeof maps - 1 ? NULL : maps;
+}
+
+/* The next line of maps from *l: its range, permissions and path ("" for
+ * anonymous memory); false at the end. */
+static bool maps_next(char **l, unsigned long *a, unsigned long *b, char perms[8], char path[64])
+{
+	while (**l) {
+		char *line = *l, *nl = strchr(line, '\n');
+		*l = nl ? nl + 1 : line + strlen(line);
+		if (nl) /* sscanf would read on into the next line */
+			*nl = '\0';
+		path[0] = '\0';
+		/* The path may be longer than path or hold blanks: only an
+		 * anonymous mapping's and "[heap]" are ever compared. */
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %63s", a, b, perms, path) >= 3)
+			return true;
 	}
+	return false;
+}
+
+int warm_hot_scan(struct hot_range *r, size_t max)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	char *l = maps_read(), perms[8], path[64];
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	unsigned long a, b;
+	int rc = l && pm >= 0 ? 0 : -1;
+	/* Private and writable: the only pages a write copies. */
+	while (rc == 0 && maps_next(&l, &a, &b, perms, path))
+		if (perms[1] == 'w' && perms[3] == 'p')
+			rc = scan_vma(pm, a, b, pg, r, &n, max);
 	if (pm >= 0)
 		close(pm);
 	return rc < 0 ? -1 : (int)n;
+}
+
+static long long mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+int warm_hot_collapse(long long budget_ns)
+{
+	const unsigned long huge = 2ul << 20;
+	char *l = maps_read(), perms[8], path[64];
+	unsigned long a, b;
+	long long end = mono_ns() + budget_ns;
+	int n = 0;
+	if (!l)
+		return -1;
+	while (maps_next(&l, &a, &b, perms, path)) {
+		if (perms[1] != 'w' || perms[3] != 'p' || (path[0] && strcmp(path, "[heap]") != 0))
+			continue;
+		unsigned long s = (a + huge - 1) & ~(huge - 1), e = b & ~(huge - 1);
+		/* Each 2 MiB on its own: one that cannot be made huge (a page
+		 * pinned, no huge page free; every one before Linux 6.1 or
+		 * without THP) leaves the others as they are. */
+		for (; s < e && mono_ns() < end; s += huge)
+			n += madvise((void *)s, huge, MADV_COLLAPSE) == 0;
+	}
+	return n;
 }
 
 /* On the pipe: the count, then the ranges, in one write (the message fits

@@ -17,6 +17,16 @@ struct hot_range {
  * writable, present and mapped by no other process (the pages it wrote
  * since its fork); their number, or -1 (also when more than max). */
 int warm_hot_scan(struct hot_range *r, size_t max);
+/* In a fork server, once, before its first job: its private anonymous
+ * memory (and heap) mapped with 2 MiB pages where the kernel can
+ * (MADV_COLLAPSE, Linux 6.1), so that each fork copies one entry per 2 MiB
+ * instead of 512 and each job's exit frees as few. The mappings' flags are
+ * not changed: a job's own new memory gets huge pages as the host's
+ * setting says, as on the cold path. No range is begun once budget_ns
+ * have passed (on a host whose free memory is in small pieces each huge
+ * page may first be compacted). The number of 2 MiB ranges made huge, or
+ * -1 when /proc/self/maps cannot be read. */
+int warm_hot_collapse(long long budget_ns);
 /* One message on fd: 0, or -1. */
 int warm_hot_send(int fd, const struct hot_range *r, size_t n);
 /* One whole message from fd (non-blocking: what is there); the number of

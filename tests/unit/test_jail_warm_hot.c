@@ -3,11 +3,14 @@
  * and not the ones it only read; the report survives the pipe whole, and
  * a short or oversized one is refused; a later child given the ranges has
  * its own copies of exactly those pages before writing any, and stops
- * copying between two chunks when told (its job came). */
+ * copying between two chunks when told (its job came); a server's private
+ * anonymous memory is mapped with huge pages, its contents and the
+ * mapping's flags unchanged. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -235,6 +238,75 @@ START_TEST(test_merge)
 }
 END_TEST
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#define HUGE_SZ (2ul << 20)
+
+/* The smaps entry of the mapping holding a: its AnonHugePages in kB and
+ * its VmFlags line (into flags); -1 when not found. */
+static long smaps_of(uintptr_t a, char *flags, size_t cap)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	long huge = -1;
+	bool in = false;
+	flags[0] = '\0';
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long s, e;
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = a >= s && a < e;
+		else if (in && strncmp(line, "AnonHugePages:", 14) == 0)
+			huge = strtol(line + 14, NULL, 10);
+		else if (in && strncmp(line, "VmFlags:", 8) == 0)
+			snprintf(flags, cap, "%.200s", line + 8);
+	}
+	if (f)
+		fclose(f);
+	return huge;
+}
+
+/* A 2 MiB-aligned run of `huge` 2 MiB ranges inside a fresh private
+ * anonymous mapping, every page written with its own byte. */
+static unsigned char *aligned_area(size_t huge, void **map, size_t *maplen)
+{
+	*maplen = (huge + 1) * HUGE_SZ;
+	*map = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(*map, MAP_FAILED);
+	unsigned char *p = (unsigned char *)(((uintptr_t)*map + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
+	for (size_t i = 0; i < huge * HUGE_SZ / g_pg; i++)
+		memset(p + i * g_pg, (int)(i & 0xff), g_pg);
+	return p;
+}
+
+/* warm_hot_collapse: the server's anonymous memory ends up in huge pages,
+ * with the same bytes, and the mapping is not marked for huge pages (a
+ * job's own new memory there follows the host's setting). */
+START_TEST(test_collapse_makes_huge_pages)
+{
+	void *pmap, *map;
+	size_t plen, len;
+	unsigned char *probe = aligned_area(1, &pmap, &plen);
+	if (madvise(probe, HUGE_SZ, MADV_COLLAPSE) < 0) {
+		int e = errno;
+		munmap(pmap, plen);
+		SKIP_TEST("no MADV_COLLAPSE here (Linux 6.1, THP): %s", strerror(e));
+	}
+	munmap(pmap, plen);
+	unsigned char *p = aligned_area(2, &map, &len);
+	char flags[256];
+	ck_assert_int_eq(smaps_of((uintptr_t)p, flags, sizeof flags), 0);
+	int n = warm_hot_collapse(60 * 1000000000ll); /* TCG guests are slow */
+	ck_assert_msg(n >= 2, "%d ranges made huge", n);
+	long kb = smaps_of((uintptr_t)p, flags, sizeof flags);
+	ck_assert_msg(kb >= 4096, "AnonHugePages %ld kB", kb);
+	ck_assert_msg(!strstr(flags, " hg") && !strstr(flags, " nh"), "VmFlags:%s", flags);
+	for (size_t i = 0; i < 2 * HUGE_SZ / g_pg; i++)
+		ck_assert_uint_eq(p[i * g_pg + g_pg - 1], i & 0xff);
+	munmap(map, len);
+}
+END_TEST
+
 static Suite *hot_suite(void)
 {
 	Suite *s = suite_create("warm_hot");
@@ -245,6 +317,7 @@ static Suite *hot_suite(void)
 	tcase_add_test(tc, test_populate_copies_them);
 	tcase_add_test(tc, test_populate_stops_when_told);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_collapse_makes_huge_pages);
 	suite_add_tcase(s, tc);
 	return s;
 }
