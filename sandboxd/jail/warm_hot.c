@@ -131,9 +131,31 @@ static long long mono_ns(void)
 	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
 }
 
+/* A collapse fills a range's missing pages with zeros: only ranges whose
+ * pages are nearly all there already are collapsed, so the server grows by
+ * at most an eighth of what it maps with huge pages. */
+#define COLLAPSE_MIN_EIGHTHS 7
+/* Mappings larger than this are reservations mostly left empty (a
+ * sanitizer's shadow, an allocator's arena) whose millions of ranges would
+ * eat the budget before the ones that matter. */
+#define COLLAPSE_VMA_MAX (1ul << 30)
+
+/* Whether at least COLLAPSE_MIN_EIGHTHS eighths of [s, s + len) are in
+ * memory (len / pg at most 4096). */
+static bool mostly_resident(unsigned long s, unsigned long len, unsigned long pg)
+{
+	static unsigned char vec[4096];
+	size_t pages = len / pg, in = 0;
+	if (pages == 0 || pages > sizeof vec || mincore((void *)s, len, vec) < 0)
+		return false;
+	for (size_t i = 0; i < pages; i++)
+		in += vec[i] & 1;
+	return in * 8 >= pages * COLLAPSE_MIN_EIGHTHS;
+}
+
 int warm_hot_collapse(long long budget_ns)
 {
-	const unsigned long huge = 2ul << 20;
+	const unsigned long huge = 2ul << 20, pg = (unsigned long)sysconf(_SC_PAGESIZE);
 	char *l = maps_read(), perms[8], path[64];
 	unsigned long a, b;
 	long long end = mono_ns() + budget_ns;
@@ -141,14 +163,16 @@ int warm_hot_collapse(long long budget_ns)
 	if (!l)
 		return -1;
 	while (maps_next(&l, &a, &b, perms, path)) {
-		if (perms[1] != 'w' || perms[3] != 'p' || (path[0] && strcmp(path, "[heap]") != 0))
+		if (perms[1] != 'w' || perms[3] != 'p' ||
+		    (path[0] && strcmp(path, "[heap]") != 0) || b - a > COLLAPSE_VMA_MAX)
 			continue;
 		unsigned long s = (a + huge - 1) & ~(huge - 1), e = b & ~(huge - 1);
 		/* Each 2 MiB on its own: one that cannot be made huge (a page
 		 * pinned, no huge page free; every one before Linux 6.1 or
 		 * without THP) leaves the others as they are. */
 		for (; s < e && mono_ns() < end; s += huge)
-			n += madvise((void *)s, huge, MADV_COLLAPSE) == 0;
+			if (mostly_resident(s, huge, pg))
+				n += madvise((void *)s, huge, MADV_COLLAPSE) == 0;
 	}
 	return n;
 }

@@ -22,10 +22,12 @@ int warm_hot_scan(struct hot_range *r, size_t max);
  * (MADV_COLLAPSE, Linux 6.1), so that each fork copies one entry per 2 MiB
  * instead of 512 and each job's exit frees as few. The mappings' flags are
  * not changed: a job's own new memory gets huge pages as the host's
- * setting says, as on the cold path. No range is begun once budget_ns
- * have passed (on a host whose free memory is in small pieces each huge
- * page may first be compacted). The number of 2 MiB ranges made huge, or
- * -1 when /proc/self/maps cannot be read. */
+ * setting says, as on the cold path. Only ranges nearly all in memory
+ * already are collapsed (a collapse fills the rest with zeros), in
+ * mappings of at most 1 GiB. No range is begun once budget_ns have passed
+ * (on a host whose free memory is in small pieces each huge page may first
+ * be compacted). The number of 2 MiB ranges made huge, or -1 when
+ * /proc/self/maps cannot be read. */
 int warm_hot_collapse(long long budget_ns);
 /* One message on fd: 0, or -1. */
 int warm_hot_send(int fd, const struct hot_range *r, size_t n);

@@ -268,17 +268,17 @@ static long smaps_of(uintptr_t a, char *flags, size_t cap)
 }
 
 /* A 2 MiB-aligned run of `huge` 2 MiB ranges inside a fresh private
- * anonymous mapping, every page written with its own byte into a small
- * page: on a host whose THP setting is "always" the faults would
+ * anonymous mapping, every stride-th page written with its own byte into a
+ * small page: on a host whose THP setting is "always" the faults would
  * otherwise map huge pages themselves (Debian's kernel in check-vm). */
-static unsigned char *aligned_area(size_t huge, void **map, size_t *maplen)
+static unsigned char *aligned_area(size_t huge, size_t stride, void **map, size_t *maplen)
 {
 	*maplen = (huge + 1) * HUGE_SZ;
 	*map = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(*map, MAP_FAILED);
 	unsigned char *p = (unsigned char *)(((uintptr_t)*map + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
 	ck_assert_int_eq(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
-	for (size_t i = 0; i < huge * HUGE_SZ / g_pg; i++)
+	for (size_t i = 0; i < huge * HUGE_SZ / g_pg; i += stride)
 		memset(p + i * g_pg, (int)(i & 0xff), g_pg);
 	ck_assert_int_eq(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
 	return p;
@@ -291,14 +291,19 @@ START_TEST(test_collapse_makes_huge_pages)
 {
 	void *pmap, *map;
 	size_t plen, len;
-	unsigned char *probe = aligned_area(1, &pmap, &plen);
+	unsigned char *probe = aligned_area(1, 1, &pmap, &plen);
 	if (madvise(probe, HUGE_SZ, MADV_COLLAPSE) < 0) {
 		int e = errno;
 		munmap(pmap, plen);
 		SKIP_TEST("no MADV_COLLAPSE here (Linux 6.1, THP): %s", strerror(e));
 	}
 	munmap(pmap, plen);
-	unsigned char *p = aligned_area(2, &map, &len);
+	unsigned char *p = aligned_area(2, 1, &map, &len);
+	/* A range with one page in ten written: a collapse would fill it
+	 * with zeros, so it stays as it is. */
+	void *smap;
+	size_t slen;
+	unsigned char *sparse = aligned_area(1, 10, &smap, &slen);
 	char flags[256];
 	ck_assert_int_eq(smaps_of((uintptr_t)p, flags, sizeof flags), 0);
 	int n = warm_hot_collapse(60 * 1000000000ll); /* TCG guests are slow */
@@ -308,7 +313,14 @@ START_TEST(test_collapse_makes_huge_pages)
 	ck_assert_msg(!strstr(flags, " hg") && !strstr(flags, " nh"), "VmFlags:%s", flags);
 	for (size_t i = 0; i < 2 * HUGE_SZ / g_pg; i++)
 		ck_assert_uint_eq(p[i * g_pg + g_pg - 1], i & 0xff);
+	static unsigned char vec[HUGE_SZ / 4096];
+	size_t in = 0, pages = HUGE_SZ / g_pg;
+	ck_assert_int_eq(mincore(sparse, HUGE_SZ, vec), 0);
+	for (size_t i = 0; i < pages && i < sizeof vec; i++)
+		in += vec[i] & 1;
+	ck_assert_msg(in * 10 <= pages + 10, "%zu of %zu pages in memory", in, pages);
 	munmap(map, len);
+	munmap(smap, slen);
 }
 END_TEST
 
