@@ -307,9 +307,17 @@ START_TEST(test_collapse_makes_huge_pages)
 	char flags[256];
 	ck_assert_int_eq(smaps_of((uintptr_t)p, flags, sizeof flags), 0);
 	int n = warm_hot_collapse(60 * 1000000000ll); /* TCG guests are slow */
-	ck_assert_msg(n >= 2, "%d ranges made huge", n);
 	long kb = smaps_of((uintptr_t)p, flags, sizeof flags);
-	ck_assert_msg(kb >= 4096, "AnonHugePages %ld kB", kb);
+	if (kb < 4096 && madvise(p, 2 * HUGE_SZ, MADV_COLLAPSE) < 0 &&
+	    (errno == EAGAIN || errno == ENOMEM)) {
+		int e = errno;
+		munmap(map, len);
+		munmap(smap, slen);
+		/* The machine, not the code: the kernel itself cannot now. */
+		SKIP_TEST("no free huge page for a collapse now: %s", strerror(e));
+	}
+	ck_assert_msg(kb >= 4096, "AnonHugePages %ld kB (%d ranges made huge)", kb, n);
+	ck_assert_msg(n >= 2, "%d ranges made huge", n);
 	ck_assert_msg(!strstr(flags, " hg") && !strstr(flags, " nh"), "VmFlags:%s", flags);
 	for (size_t i = 0; i < 2 * HUGE_SZ / g_pg; i++)
 		ck_assert_uint_eq(p[i * g_pg + g_pg - 1], i & 0xff);
