@@ -23,8 +23,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "common/clock.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -124,13 +125,6 @@ int warm_hot_scan(struct hot_range *r, size_t max)
 	return rc < 0 ? -1 : (int)n;
 }
 
-static long long mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
-}
-
 /* A collapse fills a range's missing pages with zeros: only ranges whose
  * pages are nearly all there already are collapsed, so the server grows by
  * at most an eighth of what it maps with huge pages. */
@@ -158,7 +152,7 @@ int warm_hot_collapse(long long budget_ns)
 	const unsigned long huge = 2ul << 20, pg = (unsigned long)sysconf(_SC_PAGESIZE);
 	char *l = maps_read(), perms[8], path[64];
 	unsigned long a, b;
-	long long end = mono_ns() + budget_ns;
+	uint64_t end = clock_mono_ns() + (uint64_t)(budget_ns > 0 ? budget_ns : 0);
 	int n = 0;
 	if (!l)
 		return -1;
@@ -170,7 +164,7 @@ int warm_hot_collapse(long long budget_ns)
 		/* Each 2 MiB on its own: one that cannot be made huge (a page
 		 * pinned, no huge page free; every one before Linux 6.1 or
 		 * without THP) leaves the others as they are. */
-		for (; s < e && mono_ns() < end; s += huge)
+		for (; s < e && clock_mono_ns() < end; s += huge)
 			if (mostly_resident(s, huge, pg))
 				n += madvise((void *)s, huge, MADV_COLLAPSE) == 0;
 	}
