@@ -328,7 +328,7 @@ static int pv_mask_one(const char *file, const char *dir, const char *tgt)
 {
 	size_t n = strlen(tgt);
 	bool is_dir = n > 0 && tgt[n - 1] == '/';
-	if (mount(is_dir ? dir : file, tgt, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
+	if (pv_bind(is_dir ? dir : file, tgt) == 0)
 		return 0;
 	if (errno != ENOTDIR)
 		return -1;
@@ -341,9 +341,7 @@ static int pv_mask_one(const char *file, const char *dir, const char *tgt)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (mount(is_dir ? file : dir, other, NULL, MS_BIND, NULL) == 0 || errno == ENOENT)
-		return 0;
-	return -1;
+	return pv_bind(is_dir ? file : dir, other);
 }
 
 /* The own files, open for writing from procview_mask, when the staging
