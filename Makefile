@@ -189,7 +189,7 @@ $(BUILD)/sandboxd-reaper: $(REAPER_OBJ)
 # job gets the layers from the same code. Only its warmfork_* entry points
 # are visible (nothing can clash with a library the server imports), and
 # never built with sanitizers, like the init.
-WARM_ONLY_SRC := sandboxd/jail/warm_fork.c sandboxd/jail/warm_hot.c
+WARM_ONLY_SRC := sandboxd/jail/warm_fork.c sandboxd/jail/warm_hot.c sandboxd/jail/warm_spec.c
 WARM_SRC := $(WARM_ONLY_SRC) sandboxd/jail/warm_msg.c common/clock.c $(LAYER_SRC)
 WARM_OBJ := $(patsubst %.c,$(BUILD)/warm-obj/%.o,$(WARM_SRC))
 $(BUILD)/warm-obj/%.o: %.c

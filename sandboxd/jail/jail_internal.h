@@ -3,6 +3,7 @@
 #ifndef SBX_JAIL_INTERNAL_H
 #define SBX_JAIL_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -132,6 +133,12 @@ int jail_wire_decode(const void *blob, size_t len, struct jail_spec *spec);
  * points into the mapping (*blob, *len) from then on. NULL, or the step
  * that failed, with errno set (EPROTO: empty or not sealed). */
 const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len);
+/* The same, but a description of at most cap bytes is read into buf
+ * instead (*mapped false, *blob = buf): no mapping to make and remove,
+ * each of which costs tens of microseconds on a virtual machine whose
+ * page tables are shadowed. A larger one is mapped (*mapped true). */
+const char *jail_wire_load(int fd, void *buf, size_t cap, struct jail_spec *spec, void **blob,
+			   size_t *len, bool *mapped);
 /* The encoded description in a sealed memfd (close-on-exec), or -1. */
 int jail_wire_memfd(const struct jail_spec *s);
 /* Frees what a successful decode allocated (tests; the init never does). */

@@ -407,27 +407,69 @@ int jail_wire_memfd(const struct jail_spec *s)
 	return fd;
 }
 
-const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len)
+/* The size of the description in fd, which must be sealed: or the daemon
+ * (or anyone holding the memfd) could change it under the decoder's
+ * checks. NULL, or why not. */
+static const char *sealed_size(int fd, size_t *size)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return "job description";
-	/* Sealed, or the daemon (or anyone holding the memfd) could change it
-	 * under the decoder's checks. */
 	int seals = fcntl(fd, F_GET_SEALS);
 	if (st.st_size <= 0 || seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK)) {
 		errno = EPROTO;
 		return "job description not sealed";
 	}
-	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	*size = (size_t)st.st_size;
+	return NULL;
+}
+
+const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len)
+{
+	size_t size;
+	const char *why = sealed_size(fd, &size);
+	if (why)
+		return why;
+	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return "mapping the job description";
-	if (jail_wire_decode(m, (size_t)st.st_size, spec) < 0) {
-		munmap(m, (size_t)st.st_size);
+	if (jail_wire_decode(m, size, spec) < 0) {
+		munmap(m, size);
 		errno = EPROTO;
 		return "decoding the job description";
 	}
 	*blob = m;
-	*len = (size_t)st.st_size;
+	*len = size;
+	return NULL;
+}
+
+const char *jail_wire_load(int fd, void *buf, size_t cap, struct jail_spec *spec, void **blob,
+			   size_t *len, bool *mapped)
+{
+	size_t size;
+	const char *why = sealed_size(fd, &size);
+	if (why)
+		return why;
+	*mapped = size > cap;
+	if (*mapped)
+		return jail_wire_map(fd, spec, blob, len);
+	/* Sealed against writes and shrinking: what is read is what was
+	 * checked, and a short read is no description. */
+	for (size_t off = 0; off < size;) {
+		ssize_t n = pread(fd, (char *)buf + off, size - off, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			errno = n < 0 ? errno : EPROTO;
+			return "reading the job description";
+		}
+		off += (size_t)n;
+	}
+	if (jail_wire_decode(buf, size, spec) < 0) {
+		errno = EPROTO;
+		return "decoding the job description";
+	}
+	*blob = buf;
+	*len = size;
 	return NULL;
 }

@@ -42,6 +42,7 @@
 #include "sandboxd/jail/uid.h"
 #include "sandboxd/jail/warm_hot.h"
 #include "sandboxd/jail/warm_msg.h"
+#include "sandboxd/jail/warm_spec.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -52,44 +53,8 @@ static int g_fds[WJ_COUNT];
 static int g_nfds;
 static int g_bc = -1;	 /* in the job, before its descriptors: from its pid 1 */
 static int g_ahead = -1; /* in the job forked ahead: its own socket to the daemon */
+static int g_mntns = -1; /* in the job forked ahead: its mount namespace (job_prepare) */
 static char g_stack[256 * 1024] __attribute__((aligned(16)));
-
-/* The tree every job of this server gets, but for what is one job's
- * (mounts.h): the server's own description, as its jobs' would be. A job
- * forked ahead builds and enters it before its job comes (job_prepare);
- * a job whose description asks for another tree (mounts_same_tree) runs
- * cold (job_layers). */
-static struct jail_spec g_tmpl;
-static bool g_have_tmpl;
-static void *g_tmpl_blob;
-static size_t g_tmpl_len;
-
-/* The job's own description, once it came (load_spec). */
-static struct jail_spec g_spec;
-
-/* The daemon wrote the server's description (fd 6, a sealed memfd, as a
- * job's is); without one, each job builds its whole tree once it comes. */
-static void load_template(int runner)
-{
-	const char *why = jail_wire_map(SPEC_FD, &g_tmpl, &g_tmpl_blob, &g_tmpl_len);
-	close(SPEC_FD);
-	if (why)
-		return;
-	/* The server's jail differs from a job's in these only: its /proc is
-	 * whole and it has no /dev/shm (zygote), its root is the host's dir
-	 * where a job's is the server's /tmp (run_one.c), and a plain server
-	 * carries the runner files a plain job does not. */
-	g_tmpl.zygote = false;
-	g_tmpl.warm = true;
-	g_tmpl.root_dir = "/tmp";
-	g_tmpl.runner = runner != 0;
-	/* Its own /work is root's and 1 MiB (run_warm.c); a job's is the
-	 * job's uid's (the uid its /etc/passwd names, mounts_same_tree) and
-	 * of its tmpfs size, the profile's default unless the job asks for
-	 * another (then a remount, mounts_finish). */
-	jail_spec_tmpfs_opts(&g_tmpl, g_tmpl.lim.tmpfs_mb, g_tmpl.uid, g_tmpl.gid);
-	g_have_tmpl = true;
-}
 
 /* Once, before the first job: the server's own PID namespace (to return
  * to after each job's), the capability count, its jobs' tree, its memory in
@@ -98,7 +63,10 @@ static void load_template(int runner)
  * (sbx_runner/warm.py). */
 EXPORT int warmfork_ready(int runner)
 {
-	load_template(runner);
+	/* fd 6, the server's own description (a sealed memfd, as a job's
+	 * is); without one, each job builds its whole tree once it comes. */
+	(void)warm_spec_template_load(SPEC_FD, runner != 0);
+	close(SPEC_FD);
 	/* Best effort, and briefly: a job may wait for this server (a
 	 * rebuild) and must not wait long for an optimisation. */
 	warm_hot_collapse(50 * 1000000ll);
@@ -331,18 +299,19 @@ static void job_prepare(void)
 	 * making only while the job has not come; under load it comes while
 	 * the tree is built, and the copies are left to what the job writes
 	 * (HOT_CHUNK_PAGES). */
-	if (g_have_tmpl) {
+	const struct jail_spec *tmpl = warm_spec_template();
+	if (tmpl) {
 		if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) < 0 ||
-		    mounts_prepare(&g_tmpl) < 0 || ns_apply_uts() < 0)
+		    mounts_prepare(tmpl) < 0 || ns_apply_uts() < 0 || warm_spec_ahead() < 0)
 			_exit(0);
 		g_prepared = true;
-		/* Decoding a description once here copies the pages the job's
-		 * own decoding writes (its struct, the decoder's) now rather
-		 * than then: about 13 page faults, 0.3 ms on the job's path.
-		 * What it leaves in g_spec is freed at once; the job's own
-		 * decoding reuses it. */
-		(void)jail_wire_decode(g_tmpl_blob, g_tmpl_len, &g_spec);
-		jail_wire_free(&g_spec);
+		/* The namespace the daemon keeps until it frees the job's tree
+		 * (handover.c), opened now rather than on the job's path; above
+		 * the numbers place_fds closes, and closed once handed over. */
+		int mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		g_mntns = mnt >= 0 ? fcntl(mnt, F_DUPFD_CLOEXEC, 100) : -1;
+		if (mnt >= 0)
+			close(mnt);
 	}
 	long pg = sysconf(_SC_PAGESIZE);
 	g_populated =
@@ -470,16 +439,13 @@ EXPORT int warmfork_job(void)
 		}                                                                                  \
 	} while (0)
 
-static const struct jail_spec *load_spec(int st, void **blob, size_t *len)
+static const struct jail_spec *load_spec(int st)
 {
-	const char *why = jail_wire_map(g_fds[WJ_SPEC], &g_spec, blob, len);
+	const struct jail_spec *s = NULL;
+	const char *why = warm_spec_job(g_fds[WJ_SPEC], &s);
 	if (why)
 		STEP(-1, why);
-	if (!g_spec.warm || g_spec.peer) {
-		errno = EPROTO;
-		STEP(-1, "not a warm job");
-	}
-	return &g_spec;
+	return s;
 }
 
 /* The job's descriptors at the numbers a cold payload has them: 0-2, and 3
@@ -526,16 +492,17 @@ static void job_layers(void)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	m.ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-	void *blob;
-	size_t blob_len;
-	const struct jail_spec *s = load_spec(st, &blob, &blob_len);
+	const struct jail_spec *s = load_spec(st);
 	/* The tree built ahead is entered already: a job that asks for
 	 * another (the daemon sends none such) ends here, before it says it
 	 * was forked, having run nothing; the daemon then runs it cold and
 	 * rebuilds this server (supervise.c, warm_failed). So does a test
 	 * request when no tree was built ahead: its description names the
-	 * runner without its bytes, which only the server's tree holds. */
-	if (g_prepared ? !mounts_same_tree(&g_tmpl, s) : s->runner && !s->runner_src)
+	 * runner without its bytes, which only the server's tree holds; and a
+	 * job whose description carries them where one was, since the
+	 * template's were not kept to compare them with (warm_spec_ahead). */
+	if (g_prepared ? s->runner_src || !mounts_same_tree(warm_spec_template(), s)
+		       : s->runner && !s->runner_src)
 		_exit(0);
 	(void)!write(st, &m, sizeof m);
 	/* The server's pooled network namespace, when the daemon lent it (it
@@ -550,7 +517,7 @@ static void job_layers(void)
 	/* The tree built and entered ahead (job_prepare), given the job's
 	 * sizes and texts; without a template, the whole tree now. */
 	if (g_prepared)
-		STEP(mounts_finish(s, &g_tmpl), "mounts");
+		STEP(mounts_finish(s, warm_spec_template()), "mounts");
 	else
 		STEP(mounts_apply(s), "mounts");
 	if (!pooled)
@@ -571,7 +538,15 @@ static void job_layers(void)
 	/* Handed over before the job's code runs (see jail_child.c). */
 	if (s->keep_work)
 		STEP(fdpass_send_dir(notify, "/work", FDPASS_WORK), "keeping /work");
-	(void)fdpass_send_mntns(notify); /* as jail_child.c's payload_finish */
+	/* As jail_child.c's payload_finish, with the descriptor opened ahead
+	 * where there is one. */
+	if (g_mntns >= 0)
+		(void)fdpass_send(notify, g_mntns, FDPASS_MNTNS);
+	else
+		(void)fdpass_send_mntns(notify);
+	if (g_mntns >= 0)
+		close(g_mntns);
+	g_mntns = -1;
 	int listener = -1;
 	STEP(scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {
@@ -583,9 +558,7 @@ static void job_layers(void)
 	 * job's is gone with its init's exec. The server's names the host's
 	 * state directory (its root) and holds the runner's bytes; the job
 	 * needs neither once its tree is finished. */
-	munmap(blob, blob_len);
-	if (g_tmpl_blob)
-		munmap(g_tmpl_blob, g_tmpl_len);
+	warm_spec_drop();
 	close(st);
 	/* Its pid 1 (the reaper, exec'd before the job came) closes its end
 	 * once it handed the descriptors on (or dies, which kills the job):

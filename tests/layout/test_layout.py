@@ -41,7 +41,7 @@ INIT_ORDER = ["sandboxd/init", "sandboxd/jail", "common"]
 INIT_FORBIDDEN_DIRS = ["sandboxd/server", "sandboxd/run", "sandboxd/feedback", "sandboxd/policy"]
 INIT_FORBIDDEN_FILES = ["sandboxd/jail/%s.c" % f for f in (
     "cgroup", "cgroup_detect", "cgroup_file", "cgroup_place", "kfeat", "seccomp", "supervise",
-    "warm", "warm_fork", "warm_hot")]
+    "warm", "warm_fork", "warm_hot", "warm_spec")]
 INIT_FORBIDDEN_LIBS = ("seccomp_", "json_", "cap_", "deflate", "inflate")
 SOURCE_LIMIT = 600
 # Files that may be longer, with the reason (kept short on purpose).

@@ -4,7 +4,8 @@
  * the runner without its bytes; every truncation
  * and every single-byte change of a blob is either refused or decodes to
  * something bounded, never read out of bounds (run under `make asan` too);
- * and only a sealed memfd is mapped (jail_wire_map). */
+ * and only a sealed memfd is mapped (jail_wire_map) or read (jail_wire_load,
+ * which maps one larger than its buffer). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -284,6 +285,66 @@ START_TEST(test_map_needs_a_sealed_memfd)
 }
 END_TEST
 
+/* A warm job's description is read into the fork server's buffer when it
+ * fits and mapped when it does not; either way only when sealed, and the
+ * bytes decode to the same spec. */
+START_TEST(test_load_reads_what_fits)
+{
+	struct jail_job j = make_job(false);
+	struct jail_spec s, d;
+	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", true), 0);
+	size_t blen;
+	char *blob = jail_wire_encode(&s, &blen);
+	ck_assert_ptr_nonnull(blob);
+	int fd = jail_wire_memfd(&s);
+	ck_assert_int_ge(fd, 0);
+	char *buf = malloc(blen + 1);
+	ck_assert_ptr_nonnull(buf);
+	void *m;
+	size_t len;
+	bool mapped = true;
+	/* Exactly the description's size: read, into buf, byte for byte. */
+	ck_assert_ptr_null(jail_wire_load(fd, buf, blen, &d, &m, &len, &mapped));
+	ck_assert(!mapped);
+	ck_assert_ptr_eq(m, buf);
+	ck_assert_uint_eq(len, blen);
+	ck_assert_mem_eq(buf, blob, blen);
+	check_same(&s, &d);
+	/* The decoded spec points into buf, not into a copy of its own. */
+	ck_assert(d.code >= buf && d.code < buf + blen);
+	jail_wire_free(&d);
+	/* One byte too small: mapped instead, and the same spec. */
+	ck_assert_ptr_null(jail_wire_load(fd, buf, blen - 1, &d, &m, &len, &mapped));
+	ck_assert(mapped);
+	ck_assert_ptr_ne(m, buf);
+	ck_assert_uint_eq(len, blen);
+	check_same(&s, &d);
+	jail_wire_free(&d);
+	munmap(m, len);
+	close(fd);
+	/* The same bytes unsealed are neither read nor mapped. */
+	int open_fd = memfd_create("unsealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(open_fd, 0);
+	ck_assert_int_eq(write(open_fd, blob, blen), (ssize_t)blen);
+	const char *why = jail_wire_load(open_fd, buf, blen + 1, &d, &m, &len, &mapped);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_str_eq(why, "job description not sealed");
+	ck_assert_int_eq(errno, EPROTO);
+	close(open_fd);
+	/* A sealed description that does not decode is refused when read. */
+	int bad = memfd_create("bad", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(bad, 0);
+	ck_assert_int_eq(write(bad, blob, blen / 2), (ssize_t)(blen / 2));
+	ck_assert_int_eq(fcntl(bad, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	why = jail_wire_load(bad, buf, blen + 1, &d, &m, &len, &mapped);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_str_eq(why, "decoding the job description");
+	close(bad);
+	free(buf);
+	free(blob);
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
 	Suite *s = suite_create("jail_wire");
@@ -294,6 +355,7 @@ static Suite *wire_suite(void)
 	tcase_add_test(t, test_warm_job_names_the_runner);
 	tcase_add_test(t, test_malformed_blobs);
 	tcase_add_test(t, test_map_needs_a_sealed_memfd);
+	tcase_add_test(t, test_load_reads_what_fits);
 	suite_add_tcase(s, t);
 	return s;
 }
