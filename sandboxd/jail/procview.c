@@ -75,19 +75,25 @@ static void host_field(const char *path, const char *key, char *out, size_t cap)
 	fclose(f);
 }
 
-/* What the view takes from the host: btime, Hugepagesize and the first
- * cpuinfo block (numbering and topology are rewritten per job). They do not
- * change while the host runs but for the block's "cpu MHz", which the view
- * shows as it was when the daemon read it; read once per process (the
- * daemon's workers share it), they cost every job 0.1 ms of /proc reads. */
+/* What the view takes from the host: btime, Hugepagesize, the first
+ * cpuinfo block (numbering and topology are rewritten per job) and how many
+ * CPUs are online, which caps a job's `cpus`. They do not change while the
+ * host runs but for the block's "cpu MHz", which the view shows as it was
+ * when the daemon read it, and the online count, which only taking CPUs
+ * off or on line changes (a job's view then keeps the count of the
+ * daemon's start, as its limit keeps the profile's); read once per process
+ * (the daemon's workers share it), they cost every job 0.1 ms of /proc
+ * and /sys reads. */
 static struct {
 	char btime[32], huge[32], first[8192];
+	long online;
 } g_host;
 static pthread_once_t g_host_once = PTHREAD_ONCE_INIT;
 
 static void host_read(void)
 {
 	static char host[16384]; /* only the host's first block is used */
+	g_host.online = sysconf(_SC_NPROCESSORS_ONLN);
 	host_field("/proc/stat", "btime", g_host.btime, sizeof g_host.btime);
 	host_field("/proc/meminfo", "Hugepagesize", g_host.huge, sizeof g_host.huge);
 	read_host("/proc/cpuinfo", host, sizeof host);
@@ -195,14 +201,14 @@ static int format_cpuinfo(struct procview *pv)
 
 int procview_prepare(struct procview *pv, const struct jail_limits *lim)
 {
-	long host = sysconf(_SC_NPROCESSORS_ONLN);
+	if (pthread_once(&g_host_once, host_read) != 0)
+		return -1;
+	long host = g_host.online;
 	long n = lim->cpus > 0 ? lim->cpus : 1;
 	if (host > 0 && n > host)
 		n = host;
 	if (n > PROCVIEW_MAX_CPUS)
 		n = PROCVIEW_MAX_CPUS;
-	if (pthread_once(&g_host_once, host_read) != 0)
-		return -1;
 	memset(pv, 0, sizeof *pv);
 	pv->ncpus = (int)n;
 	snprintf(pv->loadavg, sizeof pv->loadavg, "0.00 0.00 0.00 1/1 1\n");
