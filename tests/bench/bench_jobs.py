@@ -14,6 +14,10 @@ from bench_daemon import Conn
 
 PY = "/usr/bin/python3"
 METHODS = ("bare", "bwrap", "sbx_run", "conn")
+# Between two runs of sections 1 and 2: time for the daemon to prepare its
+# slots' next jobs (a job that comes while one is prepared ran 1.6 ms slower
+# on run A's kind of machine, whose page faults do not run in parallel).
+SETTLE_S = 0.05
 
 
 def bwrap_cmd(path):
@@ -80,10 +84,12 @@ class SingleJob:
 
 def interleaved(job, rounds):
     """ms per method per round, in an order shuffled every round (seeded,
-    so runs compare). A rotation kept the methods' cyclic order: the
-    kept-open connection came right after `sbx run` in 3 rounds of 4, when
-    the daemon's slot was still preparing its next job, and `sbx run`
-    after bubblewrap's 40 ms, when it was ready."""
+    so runs compare), each run SETTLE_S after the one before. A rotation
+    kept the methods' cyclic order: the kept-open connection came right
+    after `sbx run` in 3 rounds of 4, while the daemon prepared its next
+    job, and `sbx run` after bubblewrap's 40 ms, when it was ready. These
+    sections measure one job from an idle machine, as a bare cold start
+    is; jobs back to back are sections 3 and 5."""
     ms = {m: [] for m in job.methods()}
     order = list(ms)
     for m in order:          # warm the page cache and the daemon once
@@ -93,6 +99,7 @@ def interleaved(job, rounds):
     for _ in range(rounds):
         rng.shuffle(order)
         for m in order:
+            time.sleep(SETTLE_S)
             ms[m].append(job.run(m))
     return ms
 
