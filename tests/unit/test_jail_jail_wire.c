@@ -96,14 +96,22 @@ static void check_same(const struct jail_spec *a, const struct jail_spec *b)
 	}
 }
 
+/* A plain job's spec (s, from j) and its encoded description. */
+static char *plain_blob(struct jail_job *j, struct jail_spec *s, size_t *len)
+{
+	*j = make_job(false);
+	ck_assert_int_eq(jail_spec_init(s, j, 4001, 4001, "/run/x/root", true), 0);
+	char *blob = jail_wire_encode(s, len);
+	ck_assert_ptr_nonnull(blob);
+	return blob;
+}
+
 START_TEST(test_round_trip_plain)
 {
-	struct jail_job j = make_job(false);
+	struct jail_job j;
 	struct jail_spec s, d;
-	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", true), 0);
 	size_t len;
-	char *blob = jail_wire_encode(&s, &len);
-	ck_assert_ptr_nonnull(blob);
+	char *blob = plain_blob(&j, &s, &len);
 	ck_assert_int_eq(jail_wire_decode(blob, len, &d), 0);
 	check_same(&s, &d);
 	ck_assert_int_eq(d.code_len, 12);
@@ -290,12 +298,10 @@ END_TEST
  * bytes decode to the same spec. */
 START_TEST(test_load_reads_what_fits)
 {
-	struct jail_job j = make_job(false);
+	struct jail_job j;
 	struct jail_spec s, d;
-	ck_assert_int_eq(jail_spec_init(&s, &j, 4001, 4001, "/run/x/root", true), 0);
 	size_t blen;
-	char *blob = jail_wire_encode(&s, &blen);
-	ck_assert_ptr_nonnull(blob);
+	char *blob = plain_blob(&j, &s, &blen);
 	int fd = jail_wire_memfd(&s);
 	ck_assert_int_ge(fd, 0);
 	char *buf = malloc(blen + 1);
