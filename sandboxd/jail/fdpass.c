@@ -36,9 +36,19 @@ int fdpass_send_dir(int sock, const char *path, char tag)
 	return fdpass_send_open(sock, path, O_PATH | O_DIRECTORY | O_NOFOLLOW, tag);
 }
 
+int fdpass_open_mntns(void)
+{
+	return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+}
+
 int fdpass_send_mntns(int sock)
 {
-	return fdpass_send_open(sock, "/proc/self/ns/mnt", O_RDONLY, FDPASS_MNTNS);
+	int fd = fdpass_open_mntns();
+	if (fd < 0)
+		return -1;
+	int rc = fdpass_send(sock, fd, FDPASS_MNTNS);
+	close(fd);
+	return rc;
 }
 
 int fdpass_recv(int sock, int flags, char *tag)

@@ -424,12 +424,9 @@ static const char *sealed_size(int fd, size_t *size)
 	return NULL;
 }
 
-const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len)
+/* The sealed description of `size` bytes in fd, mapped and decoded. */
+static const char *map_sized(int fd, size_t size, struct jail_spec *spec, void **blob, size_t *len)
 {
-	size_t size;
-	const char *why = sealed_size(fd, &size);
-	if (why)
-		return why;
 	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return "mapping the job description";
@@ -443,6 +440,13 @@ const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *l
 	return NULL;
 }
 
+const char *jail_wire_map(int fd, struct jail_spec *spec, void **blob, size_t *len)
+{
+	size_t size;
+	const char *why = sealed_size(fd, &size);
+	return why ? why : map_sized(fd, size, spec, blob, len);
+}
+
 const char *jail_wire_load(int fd, void *buf, size_t cap, struct jail_spec *spec, void **blob,
 			   size_t *len, bool *mapped)
 {
@@ -452,7 +456,7 @@ const char *jail_wire_load(int fd, void *buf, size_t cap, struct jail_spec *spec
 		return why;
 	*mapped = size > cap;
 	if (*mapped)
-		return jail_wire_map(fd, spec, blob, len);
+		return map_sized(fd, size, spec, blob, len);
 	/* Sealed against writes and shrinking: what is read is what was
 	 * checked, and a short read is no description. */
 	for (size_t off = 0; off < size;) {

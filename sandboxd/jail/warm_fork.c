@@ -308,7 +308,7 @@ static void job_prepare(void)
 		/* The namespace the daemon keeps until it frees the job's tree
 		 * (handover.c), opened now rather than on the job's path; above
 		 * the numbers place_fds closes, and closed once handed over. */
-		int mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		int mnt = fdpass_open_mntns();
 		g_mntns = mnt >= 0 ? fcntl(mnt, F_DUPFD_CLOEXEC, 100) : -1;
 		if (mnt >= 0)
 			close(mnt);
@@ -540,13 +540,13 @@ static void job_layers(void)
 		STEP(fdpass_send_dir(notify, "/work", FDPASS_WORK), "keeping /work");
 	/* As jail_child.c's payload_finish, with the descriptor opened ahead
 	 * where there is one. */
-	if (g_mntns >= 0)
+	if (g_mntns >= 0) {
 		(void)fdpass_send(notify, g_mntns, FDPASS_MNTNS);
-	else
-		(void)fdpass_send_mntns(notify);
-	if (g_mntns >= 0)
 		close(g_mntns);
-	g_mntns = -1;
+		g_mntns = -1;
+	} else {
+		(void)fdpass_send_mntns(notify);
+	}
 	int listener = -1;
 	STEP(scmp_apply(s->job->seccomp, &listener), "seccomp");
 	if (listener >= 0) {
