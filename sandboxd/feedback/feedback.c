@@ -310,6 +310,11 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+static bool parse_spent(const struct fb_run *f)
+{
+	return f->parse_ns >= (uint64_t)REC_PARSE_CPU_MS * 1000000u;
+}
+
 void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns)
 {
 	struct fb_run *f = ctx;
@@ -318,8 +323,8 @@ void fb_on_record(void *ctx, const char *line, size_t len, uint64_t now_ns)
 	 * the key's text cannot be a record and is not parsed (the candidate
 	 * can write the channel, not read the key), and past REC_PARSE_CPU_MS
 	 * of parsing a run's lines, none is. */
-	bool parse = line && !f->done && memmem(line, len, f->key, strlen(f->key)) &&
-		     f->parse_ns < (uint64_t)REC_PARSE_CPU_MS * 1000000u;
+	bool parse =
+	    line && !f->done && memmem(line, len, f->key, strlen(f->key)) && !parse_spent(f);
 	uint64_t t0 = parse ? thread_cpu_ns() : 0;
 	size_t budget = jsonmem_budget(len);
 	json_t *o =
@@ -435,8 +440,14 @@ enum fb_state fb_settle(struct fb_run *f, enum proto_verdict run_verdict, bool w
 		       "not run: a test before it hung");
 		return FB_WATCHDOG;
 	}
-	settle(f, OUT_ERROR, "the test ended the process without reporting a result",
-	       "not run: the process ended before this test");
+	/* Records the daemon stopped reading (a run that flooded its own
+	 * channel with keyed records) are not evidence that the process ended:
+	 * say which of the two it was. */
+	if (parse_spent(f))
+		settle(f, OUT_ERROR, FB_UNREAD_RUNNING, FB_UNREAD_NOT_RUN);
+	else
+		settle(f, OUT_ERROR, "the test ended the process without reporting a result",
+		       "not run: the process ended before this test");
 	size_t passed = 0, bad = 0;
 	for (size_t i = 0; i < f->ntests; i++) {
 		passed += f->tests[i].outcome == OUT_PASSED;

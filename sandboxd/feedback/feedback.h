@@ -13,6 +13,16 @@
 
 #define FB_TRIM_CHARS 8000 /* ConvCodeWorld trims execution feedback here */
 
+/* What a test without a result is told when the run's records were no
+ * longer read (REC_PARSE_CPU_MS spent): its result may have been written,
+ * so "the process ended" would be a guess. */
+#define FB_UNREAD_NOT_RUN                                                                          \
+	"not run: the daemon stopped reading the run's records before this test's start (they "    \
+	"took more than the per-run parse budget)"
+#define FB_UNREAD_RUNNING                                                                          \
+	"the daemon stopped reading the run's records before this test's result (they took "       \
+	"more than the per-run parse budget)"
+
 struct fb_test {
 	char *name;
 	int outcome; /* enum proto_outcome, or -1 while nothing was reported */

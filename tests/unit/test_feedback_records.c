@@ -84,7 +84,32 @@ START_TEST(test_parse_budget)
 	result(&f, "a", "passed", "");
 	ck_assert_int_eq(outcome_of(&f, "a"), -1);
 	ck_assert_uint_eq(f.bad_records, 1);
+	/* The test that started says its result went unread, not that the
+	 * process ended. */
+	ck_assert_int_eq(fb_settle(&f, V_PASS, false), FB_SOME_BAD);
+	ck_assert_str_eq(f.tests[0].message, FB_UNREAD_RUNNING);
 	fb_free(&f);
+}
+END_TEST
+
+/* A test that never started, in a run whose records went unread, says so;
+ * with the budget not spent it says the process ended. */
+START_TEST(test_parse_budget_not_run)
+{
+	for (int spent = 0; spent < 2; spent++) {
+		struct fb_run f;
+		setup(&f, "'a','b'");
+		run_test(&f, "a", "passed", "");
+		if (spent)
+			f.parse_ns = (uint64_t)REC_PARSE_CPU_MS * 1000000u;
+		ck_assert_int_eq(fb_settle(&f, V_PASS, false), FB_SOME_BAD);
+		ck_assert_int_eq(outcome_of(&f, "a"), OUT_PASSED);
+		ck_assert_int_eq(outcome_of(&f, "b"), OUT_ERROR);
+		ck_assert_str_eq(f.tests[1].message,
+				 spent ? FB_UNREAD_NOT_RUN
+				       : "not run: the process ended before this test");
+		fb_free(&f);
+	}
 }
 END_TEST
 
@@ -665,6 +690,7 @@ static Suite *feedback_records_suite(void)
 	tcase_add_test(records, test_key_mismatch);
 	tcase_add_test(records, test_keyless_lines_not_parsed);
 	tcase_add_test(records, test_parse_budget);
+	tcase_add_test(records, test_parse_budget_not_run);
 	tcase_add_test(records, test_names_found_in_any_order);
 	tcase_add_test(records, test_key_mismatch_after_plan);
 	tcase_add_test(records, test_malformed_records);
