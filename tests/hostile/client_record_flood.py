@@ -10,10 +10,10 @@
 # Held when: the daemon's own CPU stays under 0.6 s for the keyless flood
 # (a line without the key's text is not parsed), and 16 MiB of keyed
 # records add at most 1 s to what the same request costs without them,
-# measured in the same run (names are found by binary search, and a run's lines get at
-# most REC_PARSE_CPU_MS, 500 ms, of parsing), each flood is counted in
-# bad_records, the keyless request still ends `pass`, and the daemon answers
-# a ping. The keyed flood may spend the parse budget before the real
+# measured in the same run (names are found by binary search, and a run's
+# lines get at most REC_PARSE_CPU_MS, 500 ms, of parsing), each flood is
+# counted in bad_records, the keyless request still ends `pass`, and the
+# daemon answers a ping. The keyed flood may spend the parse budget before the real
 # records come (on a machine whose page faults are slow, 16 MiB of records
 # take more than 500 ms): the keyed request then ends `pass`, or `fail`
 # with every test that has no result saying that the daemon stopped
