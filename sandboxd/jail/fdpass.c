@@ -36,19 +36,17 @@ int fdpass_send_dir(int sock, const char *path, char tag)
 	return fdpass_send_open(sock, path, O_PATH | O_DIRECTORY | O_NOFOLLOW, tag);
 }
 
+/* One name for both: what is opened ahead is what would be sent. */
+static const char MNTNS_PATH[] = "/proc/self/ns/mnt";
+
 int fdpass_open_mntns(void)
 {
-	return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	return open(MNTNS_PATH, O_RDONLY | O_CLOEXEC);
 }
 
 int fdpass_send_mntns(int sock)
 {
-	int fd = fdpass_open_mntns();
-	if (fd < 0)
-		return -1;
-	int rc = fdpass_send(sock, fd, FDPASS_MNTNS);
-	close(fd);
-	return rc;
+	return fdpass_send_open(sock, MNTNS_PATH, O_RDONLY, FDPASS_MNTNS);
 }
 
 int fdpass_recv(int sock, int flags, char *tag)
