@@ -464,8 +464,10 @@ check: deps
 	if [ $$rc -eq 0 ]; then echo "check: every suite passed"; else echo "check: FAILED"; fi; \
 	exit $$rc
 
+# Built on every CPU, as make check builds (a fresh ASan build: 82 -> 54 s
+# on the 2-core machine).
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	@$(MAKE) --no-print-directory -j$$(nproc) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  all $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BIN) $(INTEG_BIN))
 
@@ -496,7 +498,7 @@ TSAN_SUITES := test_client_retry test_daemon_activation test_daemon_auth test_da
 	test_hostile_controls
 TSAN_BIN := $(patsubst %,build-tsan/tests/%,$(TSAN_SUITES))
 tsan:
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" all $(TSAN_BIN)
+	@$(MAKE) --no-print-directory -j$$(nproc) BUILD=build-tsan OPT=-O1 SAN="$(TSAN_FLAGS)" all $(TSAN_BIN)
 
 check-tsan: deps tsan
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
