@@ -269,12 +269,6 @@ static int g_early_errno;
 /* Whether this job, forked ahead, built its namespaces and its tree from
  * the template before its job came (job_prepare). */
 static bool g_prepared;
-/* Whether it copied the pages the server's first job forked ahead reported
- * (job_prepare), or began to and its job came: then a rehearsal would only
- * run over copies already made, or keep the job waiting
- * (warmfork_populated). */
-static bool g_populated;
-
 /* How much it copies between two looks for its job: 32 pages, about 80 us
  * on the 2-core machine, so a job that comes meanwhile waits no longer.
  * Under load a job comes at once: copying every page ahead then was work
@@ -314,9 +308,9 @@ static void job_prepare(void)
 			close(mnt);
 	}
 	long pg = sysconf(_SC_PAGESIZE);
-	g_populated =
-	    g_nhot && pg > 0 &&
-	    warm_hot_populate(g_hot, g_nhot, HOT_CHUNK_PAGES * (size_t)pg, warmfork_waiting) >= 0;
+	if (g_nhot && pg > 0)
+		(void)warm_hot_populate(g_hot, g_nhot, HOT_CHUNK_PAGES * (size_t)pg,
+					warmfork_waiting);
 }
 
 /* In the job, forked ahead: the layers that need nothing of the job's
@@ -411,15 +405,6 @@ EXPORT int warmfork_calibrated(int fd)
 	int n = warm_hot_recv(fd, g_cal, WARM_HOT_MAX);
 	g_ncal = n > 0 ? (size_t)n : 0;
 	return n;
-}
-
-/* In the job forked ahead, before its descriptors came: 1 when it copied
- * the pages the server's first job forked ahead wrote (warm_hot.c), which
- * is what a rehearsal is for; 0 in the server's first one, or where the
- * kernel cannot copy them (before 5.14): it rehearses. */
-EXPORT int warmfork_populated(void)
-{
-	return g_populated;
 }
 
 /* In the job: waits for its descriptors, then applies its layers; returns

@@ -59,7 +59,6 @@ int warmfork_spawn(void);
 int warmfork_waiting(void);
 int warmfork_learn(int fd);
 int warmfork_calibrated(int fd);
-int warmfork_populated(void);
 int warmfork_job(void);
 
 #endif

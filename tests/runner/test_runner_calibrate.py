@@ -65,7 +65,7 @@ PROBE = dedent('''
                 time.sleep(60)
             return -1 if fail else 0
 
-        def warmfork_populated(self):
+        def warmfork_waiting(self):
             return 0
 
         def warmfork_calibrated(self, fd):

@@ -281,7 +281,7 @@ def _cal_child(lib, w, runner, real_exit):
         os.write(prog, _CAL_MAIN)
         path = "/proc/self/fd/%d" % prog
         run_main = lambda: script.run(path)  # noqa: E731
-    lib.warmfork_populated()     # a call back through the library, as a job's
+    lib.warmfork_waiting()       # a call back through the library, as a job's
     _fresh()
 
 
@@ -317,7 +317,6 @@ def serve():
     if _calibrating(lib, cfg.get("kind") == "runner"):
         return
     spawn, waiting, job = lib.warmfork_spawn, lib.warmfork_waiting, lib.warmfork_job
-    populated = lib.warmfork_populated
     # fd 6, the server's own description, is the C half's to read: the
     # tree its jobs are forked ahead with (warm_fork.c, load_template).
     if lib.warmfork_ready(1 if cfg.get("kind") == "runner" else 0) < 0:
@@ -334,13 +333,12 @@ def serve():
         rc = spawn()
         if rc == 1:
             # The next job, forked ahead of it: it rehearses, then waits
-            # for its descriptors and takes its layers (warmfork_job). A
-            # rehearsal copies the server's pages a run writes; where they
-            # were copied ahead already (every job but the server's first,
-            # from 5.14 on), it would only run over the copies, and is
-            # left out (docs/architecture.md, "Pages copied ahead").
-            if not populated():
-                _rehearse(waiting)
+            # for its descriptors and takes its layers (warmfork_job). Also
+            # where the pages a run writes were copied ahead already: a
+            # run's first steps in a new process were still slow on the
+            # 2-core machine until its own code had taken them once
+            # (docs/architecture.md, "Pages copied ahead").
+            _rehearse(waiting)
             job()
             _fresh()
             return
