@@ -464,7 +464,7 @@ check: deps
 	if [ $$rc -eq 0 ]; then echo "check: every suite passed"; else echo "check: FAILED"; fi; \
 	exit $$rc
 
-# Built on every CPU, as make check builds (a fresh ASan build: 82 -> 54 s
+# Built on every CPU, as make check builds (a fresh ASan build: 82 -> 46 to 54 s
 # on the 2-core machine).
 asan:
 	@$(MAKE) --no-print-directory -j$$(nproc) BUILD=build-asan OPT=-O1 \
