@@ -270,7 +270,8 @@ class Layout(unittest.TestCase):
 
 
     def static_symbols(self, prog="sandboxd-init"):
-        """Every symbol of a static program of the build (its own table)."""
+        """Every symbol of a program of the build (its own table, not its
+        libraries')."""
         elf = "%s/%s" % (BUILD, prog)
         self.assertTrue(os.path.exists(elf), "build %s first" % elf)
         out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
@@ -294,9 +295,7 @@ class Layout(unittest.TestCase):
         self.assertEqual(cycles(g), [])
         self.assertEqual(against_the_grain(g, INIT_ORDER), [])
         # The control: what the daemon links is caught.
-        daemon = "%s/sandboxd" % BUILD
-        out = subprocess.run(["nm", daemon], capture_output=True, text=True, check=True).stdout
-        dnames = {l.split()[-1] for l in out.splitlines() if len(l.split()) >= 2}
+        dnames = self.static_symbols("sandboxd")
         bad = self.forbidden(dnames)
         for want in ("run_one", "jail_run", "scmp_load_file", "seccomp_init"):
             self.assertIn(want, bad)
